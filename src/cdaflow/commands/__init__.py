@@ -1,0 +1,1 @@
+"""Subcommands of the `cdaflow` CLI; each module defines `add_parser(subparsers)`."""

@@ -1,0 +1,85 @@
+"""`cdaflow datasets {list,fetch,verify}`: the config's dataset registry."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+from pathlib import Path
+
+from cdaflow import config as config_module
+from cdaflow.data.datasets import acquire, describe, verify
+from cdaflow.data.lockfile import LockFile
+
+DATA_DIR = Path("resources/data")
+CACHE_DIR = Path("resources/downloads")
+LOCKFILE = Path("results/downloads.tsv")
+
+log = logging.getLogger("cdaflow.datasets")
+
+
+def add_parser(subcommands: argparse._SubParsersAction) -> None:
+    parser = subcommands.add_parser(
+        "datasets",
+        help="list, fetch or verify the datasets a config registers",
+        description=(
+            "Datasets land in resources/data/<name>/ (archives cached in resources/downloads/), "
+            "and what was used is pinned in results/downloads.tsv, as the workflow does. "
+            "Paths are relative to the current folder: run from the project root."
+        ),
+    )
+    parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="workflow config")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="one line per dataset: source, url or path, sha256 known")
+    fetch = actions.add_parser("fetch", help="download (or copy) and extract datasets")
+    fetch.add_argument("names", nargs="*", help="datasets to fetch (default: all)")
+    fetch.add_argument("--force", action="store_true", help="replace an existing folder")
+    check = actions.add_parser("verify", help="check acquired datasets against the lock file")
+    check.add_argument("names", nargs="*", help="datasets to verify (default: all acquired)")
+    parser.set_defaults(run=run)
+
+
+def _selected(entries: dict, names: list[str]) -> list[str]:
+    unknown = [name for name in names if name not in entries]
+    if unknown:
+        raise ValueError(f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(sorted(entries))}")
+    return names or sorted(entries)
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = config_module.load(args.config)
+    entries = cfg["datasets"]
+    if args.action == "list":
+        rows = describe(entries)
+        columns = list(rows[0]) if rows else []
+        print("\t".join(columns))
+        for row in rows:
+            print("\t".join(str(row[c]) for c in columns))
+        return 0
+    lockfile = LockFile(LOCKFILE)
+    if args.action == "fetch":
+        for name in _selected(entries, args.names):
+            dest = DATA_DIR / name
+            if dest.exists() and not args.force:
+                print(f"{name}: already at {dest} (use --force to fetch again)")
+                continue
+            if dest.exists():
+                shutil.rmtree(dest)
+            acquire(
+                name,
+                entries[name],
+                dest,
+                cache_dir=CACHE_DIR,
+                lockfile=lockfile,
+                log=log,
+                fetch_kwargs={key: cfg["downloads"][key] for key in ("retries", "backoff", "timeout")},
+            )
+            print(f"{name}: {dest}")
+        return 0
+    names = args.names or [name for name in sorted(entries) if (DATA_DIR / name).exists()]
+    problems = 0
+    for name in _selected(entries, names):
+        found = verify(name, entries[name], DATA_DIR / name, lockfile, cache_dir=CACHE_DIR)
+        problems += len(found)
+        print(f"{name}: " + ("ok" if not found else "; ".join(found)))
+    return 1 if problems else 0

@@ -1,0 +1,303 @@
+"""Robust HTTP(S) downloads: retries, resume with ``Range``, streaming sha256, atomic rename."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import logging
+import os
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from cdaflow import __version__
+
+__all__ = [
+    "USER_AGENT",
+    "DownloadError",
+    "FetchResult",
+    "Log",
+    "emit",
+    "fetch",
+    "normalise_sha256",
+    "sha256_file",
+    "sha256_tree",
+    "tree_files",
+]
+
+USER_AGENT = f"cdaflow/{__version__}"
+
+#: A logger, a ``print``-like callable, or None for the ``cdaflow.data`` logger.
+Log = logging.Logger | Callable[[str], object] | None
+
+_LOGGER = logging.getLogger("cdaflow.data")
+_RETRY_STATUSES = frozenset({408, 429})
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
+_CONTENT_RANGE_RE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
+
+
+class DownloadError(RuntimeError):
+    """A download failed for good; the message names the URL and the cause."""
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """A completed, verified download."""
+
+    path: Path
+    url: str
+    size: int
+    sha256: str
+
+
+class _Retryable(Exception):
+    """An attempt failed in a way another attempt may fix."""
+
+
+def emit(log: Log, message: str, level: int = logging.INFO) -> None:
+    """Send ``message`` to ``log`` (a Logger or a callable) or the package logger."""
+    if log is None:
+        _LOGGER.log(level, message)
+    elif isinstance(log, logging.Logger):
+        log.log(level, message)
+    else:
+        log(message)
+
+
+def normalise_sha256(value: str, *, what: str = "sha256") -> str:
+    """Return ``value`` as lower-case hex, or raise ValueError if it is not a sha256."""
+    text = value.strip().lower()
+    if not _SHA256_RE.fullmatch(text):
+        raise ValueError(f"{what}: {value!r} is not a 64-digit hexadecimal sha256")
+    return text
+
+
+def sha256_file(path: str | os.PathLike[str], chunk_size: int = 1 << 20) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def tree_files(directory: str | os.PathLike[str]) -> list[tuple[str, Path]]:
+    """(relative POSIX path, path) of every file under ``directory``, sorted, following symlinks."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise NotADirectoryError(f"{root} is not a directory")
+    files: list[tuple[str, Path]] = []
+    for current, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(current)
+        # Prune symlinks that point back at an ancestor: following them would never end.
+        dirnames[:] = [
+            name for name in dirnames
+            if not _is_ancestor(os.path.realpath(os.path.join(current, name)), real)
+        ]
+        for filename in filenames:
+            full = Path(current, filename)
+            files.append((full.relative_to(root).as_posix(), full))
+    return sorted(files)
+
+
+def sha256_tree(directory: str | os.PathLike[str]) -> str:
+    """Deterministic sha256 of a folder: sorted relative POSIX paths and each file's sha256.
+
+    Symlinks are followed (a file is hashed by content wherever it lives), so a
+    copied tree hashes like its source. Empty folders do not contribute.
+    """
+    digest = hashlib.sha256()
+    for relative, full in tree_files(directory):
+        digest.update(f"{relative}\0{sha256_file(full)}\n".encode())
+    return digest.hexdigest()
+
+
+def _is_ancestor(candidate: str, path: str) -> bool:
+    return path == candidate or path.startswith(candidate.rstrip(os.sep) + os.sep)
+
+
+def fetch(
+    url: str,
+    dest: str | os.PathLike[str],
+    *,
+    sha256: str | None = None,
+    retries: int = 5,
+    backoff: float = 1.0,
+    timeout: float = 60,
+    chunk_size: int = 1 << 20,
+    progress: bool = False,
+    log: Log = None,
+    sleep: Callable[[float], object] = time.sleep,
+) -> FetchResult:
+    """Download ``url`` to ``dest`` atomically, retrying and resuming as needed.
+
+    Bytes stream to ``dest + ".part"``; a truncated transfer is resumed with a
+    ``Range`` request (or restarted if the server ignores it). 5xx, 408, 429 and
+    network errors are retried up to ``retries`` times, waiting
+    ``backoff * 2**attempt`` seconds; other HTTP errors fail at once. On success
+    the part file is renamed onto ``dest``; on failure it is removed and
+    :class:`DownloadError` is raised (``dest`` is never written).
+    """
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise DownloadError(f"{url}: only http:// and https:// URLs can be downloaded")
+    expected = normalise_sha256(sha256, what=f"expected sha256 for {url}") if sha256 else None
+    if retries < 0:
+        raise ValueError(f"retries must be >= 0, got {retries}")
+    dest = Path(dest)
+    part = dest.with_name(dest.name + ".part")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    # A part file from an interrupted earlier run cannot be trusted to be the same resource.
+    part.unlink(missing_ok=True)
+    try:
+        size, digest = _download(
+            url, part, retries=retries, backoff=backoff, timeout=timeout,
+            chunk_size=chunk_size, progress=progress, log=log, sleep=sleep,
+        )
+        if expected is not None and digest != expected:
+            raise DownloadError(
+                f"{url}: sha256 mismatch: expected {expected}, got {digest} ({size} bytes received)"
+            )
+        os.replace(part, dest)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    emit(log, f"downloaded {url} -> {dest} ({size} bytes, sha256 {digest})", logging.DEBUG)
+    return FetchResult(path=dest, url=url, size=size, sha256=digest)
+
+
+def _download(
+    url: str,
+    part: Path,
+    *,
+    retries: int,
+    backoff: float,
+    timeout: float,
+    chunk_size: int,
+    progress: bool,
+    log: Log,
+    sleep: Callable[[float], object],
+) -> tuple[int, str]:
+    attempt = 0
+    while True:
+        try:
+            return _attempt(url, part, timeout=timeout, chunk_size=chunk_size, progress=progress, log=log)
+        except _Retryable as exc:
+            problem = str(exc)
+        if attempt >= retries:
+            raise DownloadError(f"{url}: giving up after {attempt + 1} attempt(s): {problem}")
+        delay = backoff * 2**attempt
+        emit(log, f"{url}: {problem}; retrying in {delay:g} s ({attempt + 1}/{retries})", logging.WARNING)
+        sleep(delay)
+        attempt += 1
+
+
+def _attempt(
+    url: str, part: Path, *, timeout: float, chunk_size: int, progress: bool, log: Log
+) -> tuple[int, str]:
+    """One request; returns (size, sha256) of the complete part file or raises."""
+    offset = part.stat().st_size if part.exists() else 0
+    headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        response = urllib.request.urlopen(request, timeout=timeout)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        status = f"HTTP {exc.code} {exc.reason}".rstrip()
+        if exc.code == 416 and offset:
+            part.unlink(missing_ok=True)
+            raise _Retryable(f"{status} for range {offset}-; restarting from zero") from None
+        if exc.code >= 500 or exc.code in _RETRY_STATUSES:
+            raise _Retryable(status) from None
+        raise DownloadError(f"{url}: {status}") from None
+    except (ValueError, http.client.InvalidURL) as exc:  # e.g. a malformed port
+        raise DownloadError(f"{url}: invalid URL: {exc}") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise _Retryable(f"network error: {reason!s} ({type(exc).__name__})") from None
+
+    with response:
+        length_header = response.headers.get("Content-Length")
+        length = int(length_header) if length_header and length_header.isdigit() else None
+        digest = hashlib.sha256()
+        if offset and response.status == 206:
+            match = _CONTENT_RANGE_RE.fullmatch(response.headers.get("Content-Range", "").strip())
+            if not match or int(match.group(1)) != offset:
+                part.unlink(missing_ok=True)
+                raise _Retryable(
+                    f"server answered range {offset}- with Content-Range "
+                    f"{response.headers.get('Content-Range')!r}; restarting from zero"
+                )
+            with open(part, "rb") as fh:
+                while chunk := fh.read(chunk_size):
+                    digest.update(chunk)
+            mode = "ab"
+        elif response.status == 200:
+            if offset:
+                emit(log, f"{url}: server ignored the Range request; restarting from zero")
+            offset = 0
+            mode = "wb"
+        else:
+            raise DownloadError(f"{url}: unexpected HTTP {response.status} {response.reason}")
+        total = offset + length if length is not None else None
+        received = 0
+        bar = _progress_bar(part, total=total, initial=offset, enabled=progress)
+        try:
+            with open(part, mode) as fh:
+                while True:
+                    try:
+                        chunk = response.read(chunk_size)
+                    except (OSError, http.client.HTTPException) as exc:
+                        raise _Retryable(
+                            f"connection lost after {offset + received} of "
+                            f"{total if total is not None else 'unknown'} bytes: "
+                            f"{exc!s} ({type(exc).__name__})"
+                        ) from None
+                    if not chunk:
+                        break
+                    try:
+                        fh.write(chunk)
+                    except OSError as exc:
+                        raise DownloadError(f"{url}: cannot write {part}: {exc}") from exc
+                    digest.update(chunk)
+                    received += len(chunk)
+                    bar.update(len(chunk))
+        finally:
+            bar.close()
+    if length is not None and received < length:
+        raise _Retryable(f"transfer truncated: received {offset + received} of {total} bytes")
+    return offset + received, digest.hexdigest()
+
+
+class _Bar(Protocol):
+    def update(self, n: int) -> object: ...
+
+    def close(self) -> object: ...
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(part: Path, *, total: int | None, initial: int, enabled: bool) -> _Bar:
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    name = part.name.removesuffix(".part")
+    bar: _Bar = tqdm(
+        total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=name, leave=False
+    )
+    return bar

@@ -1,0 +1,1 @@
+"""Study C: GAP-Subjective, subjectivity style transfer on GAP (Pant & Dadu 2022)."""

@@ -1,0 +1,1 @@
+"""Study A: morphological counterfactual data augmentation (Zmigrod et al. 2019)."""

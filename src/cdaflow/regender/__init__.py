@@ -1,0 +1,1 @@
+"""Study B: Spanish conversational re-gendering (Jain et al. 2021)."""

@@ -1,0 +1,68 @@
+"""What every workflow script does around its real work: log to the rule's log file, fix seeds."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import random
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("cdaflow")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, NumPy and (when imported) torch; deterministic torch kernels on CPU."""
+    random.seed(seed)
+    os.environ.setdefault("PYTHONHASHSEED", str(seed))
+    try:
+        import numpy as np
+
+        np.random.seed(seed % 2**32)
+    except ImportError:  # pragma: no cover - numpy is a hard dependency
+        pass
+    if "torch" in sys.modules:
+        import torch
+
+        torch.manual_seed(seed)
+        torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def setup_logging(log_file: str | Path | None = None, level: int = logging.INFO) -> None:
+    """Log to `log_file` (the rule's log) and to stderr."""
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, mode="w", encoding="utf-8"))
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+
+
+@contextlib.contextmanager
+def rule_context(smk: Any, seed: int | None = None) -> Iterator[logging.Logger]:
+    """Set up a Snakemake script: logging to its `log:`, threads, seed; log any failure in full."""
+    setup_logging(smk.log[0] if len(smk.log) else None)
+    rule_log = logging.getLogger(f"cdaflow.rule.{smk.rule}")
+    wildcards = dict(smk.wildcards.items())
+    rule_log.info("rule %s wildcards=%s threads=%d", smk.rule, wildcards, smk.threads)
+    if seed is None:
+        seed = smk.config.get("seed")
+    if seed is not None:
+        seed_everything(int(seed))
+        rule_log.info("seed %d", seed)
+    os.environ["OMP_NUM_THREADS"] = str(smk.threads)
+    started = time.perf_counter()
+    try:
+        yield rule_log
+    except BaseException:
+        rule_log.exception("rule %s failed", smk.rule)
+        raise
+    rule_log.info("rule %s done in %.1f s", smk.rule, time.perf_counter() - started)

@@ -1,0 +1,120 @@
+"""The workflow as users run it: lint, dry runs of every config, the demo and validation runs."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+# What a user's clone holds; everything else (venv, results, caches) is not copied.
+PROJECT_ITEMS = ["Snakefile", "config.yaml", "config", "workflow", "envs", "profiles", "resources", "src"]
+
+
+def snakemake(*args: str, cwd: Path = ROOT, timeout: int = 1200) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def project_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    copy.mkdir()
+    for item in PROJECT_ITEMS:
+        source = ROOT / item
+        if source.is_dir():
+            shutil.copytree(source, copy / item, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, copy / item)
+    for acquired in ("resources/data", "resources/downloads"):
+        shutil.rmtree(copy / acquired, ignore_errors=True)
+    return copy
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def test_lint_is_clean():
+    result = snakemake("--lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("configfile", [None, "config/validation.yaml", "config/paper.yaml"])
+def test_dry_run_plans_dag(configfile):
+    args = ["-n", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
+    result = snakemake(*args)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "treebank_split" in result.stdout + result.stderr
+
+
+def test_paper_dry_run_plans_every_dataset():
+    result = snakemake(
+        "-n", "--configfile", "config/paper.yaml", "--printshellcmds", "datasets",
+    )
+    assert result.returncode == 0, result.stderr
+    planned = result.stdout + result.stderr
+    for name in ("ud_2_2", "snli_1_0", "glove_840b", "gap", "ssa_names"):
+        assert f"resources/data/{name}" in planned
+
+
+def test_unknown_config_key_is_rejected_by_name(tmp_path):
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config["datasets"]["demo_text"]["checksum"] = "x"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(config))
+    result = snakemake("-n", "--configfile", str(bad))
+    assert result.returncode != 0
+    assert "datasets.demo_text: unknown key 'checksum'" in result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_demo_end_to_end(tmp_path):
+    copy = project_copy(tmp_path)
+    result = snakemake("--cores", "2", cwd=copy)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    summary = read_tsv(copy / "results/common/parsing_summary.tsv")
+    parts = {(row["source"], row["part"]) for row in summary}
+    assert {("es_demo", "train"), ("fr_demo", "test"), ("demo_es", "shard0"), ("demo_fr", "shard1")} <= parts
+    assert all(row["scale"] == "demo" for row in summary)
+    assert all(int(row["sentences"]) > 0 and int(row["words_with_Gender"]) > 0 for row in summary)
+    lock = read_tsv(copy / "results/downloads.tsv")
+    assert {row["dataset"] for row in lock} == {"demo_text", "demo_ud"}
+    assert all(len(row["sha256"]) == 64 for row in lock)
+    assert (copy / "logs/common/parsing_summary.log").stat().st_size > 0
+    # Nothing to do on a second run: outputs are complete and up to date.
+    again = snakemake("-n", "--cores", "2", cwd=copy)
+    assert again.returncode == 0
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_validation_config_on_shared_data(tmp_path):
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent (it exists only beside the project's checkout)")
+    copy = project_copy(tmp_path)
+    config = yaml.safe_load((ROOT / "config/validation.yaml").read_text())
+    config["datasets"]["ud_2_2"]["path"] = str(SHARED_DATA / "ud-treebanks-v2.2")
+    (copy / "config/validation.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake("--cores", "2", "--configfile", "config/validation.yaml", cwd=copy)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    summary = {(r["source"], r["part"]): r for r in read_tsv(copy / "results/common/parsing_summary.tsv")}
+    # Sentence counts of the real UD 2.2 files (shared/data README).
+    assert summary[("es_gsd", "dev")]["sentences"] == "1400"
+    assert summary[("es_gsd", "test")]["sentences"] == "426"
+    assert summary[("he_htb", "dev")]["sentences"] == "484"
+    assert int(summary[("fr_gsd", "test")]["multiword_tokens"]) > 0
+    shards = int(summary[("ud_text_es", "shard0")]["sentences"]) + int(summary[("ud_text_es", "shard1")]["sentences"])
+    assert shards >= 426  # spaCy may split a UD sentence in two, never merge lines

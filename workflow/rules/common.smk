@@ -1,0 +1,108 @@
+# Data acquisition and parsing, shared by every study (input functions: helpers.smk).
+#
+# Layout:  resources/data/<dataset>/            acquired (downloaded or local) and extracted data
+#          resources/downloads/<dataset>/       download cache (archives as fetched)
+#          results/downloads.tsv                lock file: url, size and sha256 of what was used
+#          results/common/treebanks/<tb>/<split>.conllu     validated (and re-parsed) treebanks
+#          results/common/corpora/<corpus>/shard<k>.conllu  parsed raw-text corpora, sharded
+#          results/common/parsing_summary.tsv
+wildcard_constraints:
+    dataset="[A-Za-z0-9_.-]+",
+    treebank="[A-Za-z0-9_.-]+",
+    corpus="[A-Za-z0-9_.-]+",
+    split="train|dev|test",
+    shard=r"\d+",
+
+
+rule fetch_dataset:
+    """Acquire one dataset: download (retries, resume, sha256) or take its local path; extract."""
+    output:
+        directory(f"{DATA_DIR}/{{dataset}}"),
+    log:
+        "logs/common/fetch_dataset/{dataset}.log",
+    params:
+        entry=lambda wc: config["datasets"][wc.dataset],
+        cache=DOWNLOAD_CACHE,
+        lockfile=LOCKFILE,
+        downloads=config["downloads"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/fetch_dataset.py"
+
+
+rule datasets:
+    """Acquire every dataset the config registers (`snakemake datasets`)."""
+    input:
+        [dataset_dir(name) for name in config["datasets"]],
+
+
+rule treebank_split:
+    """One treebank split, validated; re-parsed unless the treebank backend is `gold`."""
+    input:
+        lambda wc: dataset_dir(config["treebanks"][wc.treebank]["dataset"]),
+    output:
+        "results/common/treebanks/{treebank}/{split}.conllu",
+    log:
+        "logs/common/treebank_split/{treebank}/{split}.log",
+    benchmark:
+        "results/benchmarks/common/treebank_split/{treebank}/{split}.tsv"
+    params:
+        lang=lambda wc: config["treebanks"][wc.treebank]["lang"],
+        file=lambda wc: config["treebanks"][wc.treebank]["splits"][wc.split],
+        parsing=config["parsing"],
+        backend=config["parsing"]["treebanks"],
+    threads: 1 if config["parsing"]["treebanks"] == "gold" else config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(config["parsing"]["treebanks"]),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/parsing.yaml"
+    script:
+        "../scripts/treebank_split.py"
+
+
+rule corpus_shard:
+    """Parse one shard of a raw-text corpus (lines k, k+n, k+2n, ...) with the corpus backend."""
+    input:
+        lambda wc: dataset_dir(config["corpora"][wc.corpus]["dataset"]),
+    output:
+        "results/common/corpora/{corpus}/shard{shard}.conllu",
+    log:
+        "logs/common/corpus_shard/{corpus}/shard{shard}.log",
+    benchmark:
+        "results/benchmarks/common/corpus_shard/{corpus}/shard{shard}.tsv"
+    params:
+        corpus=lambda wc: config["corpora"][wc.corpus],
+        parsing=config["parsing"],
+        backend=config["parsing"]["corpora"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(config["parsing"]["corpora"]),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/parsing.yaml"
+    script:
+        "../scripts/corpus_shard.py"
+
+
+rule parsing_summary:
+    """Sentence, word, multiword-token and feature counts of every parsed treebank and corpus."""
+    input:
+        treebanks=treebank_files(),
+        corpora=corpus_files(),
+    output:
+        report(
+            "results/common/parsing_summary.tsv",
+            caption="../report/parsing_summary.rst",
+            category="Data",
+        ),
+    log:
+        "logs/common/parsing_summary.log",
+    params:
+        scale=config["scale"],
+        parsing=config["parsing"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/parsing_summary.py"

@@ -1,0 +1,57 @@
+# Input functions, paths and target lists of the workflow; the rules themselves live in
+# common.smk and the study files.
+
+DATA_DIR = "resources/data"
+DOWNLOAD_CACHE = "resources/downloads"
+LOCKFILE = "results/downloads.tsv"
+ENVS = "../../envs"
+
+
+def enabled(study):
+    return config["studies"][study]["enabled"]
+
+
+def dataset_dir(name):
+    return f"{DATA_DIR}/{name}"
+
+
+def gpus_for(backend=None):
+    """GPUs for a GPU-capable job (config compute.gpu), none when its backend runs on CPU only."""
+    if backend is not None and backend != "stanza":
+        return 0
+    return config["compute"]["gpu"]
+
+
+def treebank_files():
+    return [
+        f"results/common/treebanks/{name}/{split}.conllu"
+        for name, tb in config["treebanks"].items()
+        for split in tb["splits"]
+    ]
+
+
+def corpus_shards(name):
+    shards = config["corpora"][name]["shards"]
+    return [f"results/common/corpora/{name}/shard{k}.conllu" for k in range(shards)]
+
+
+def corpus_files():
+    return [path for name in config["corpora"] for path in corpus_shards(name)]
+
+
+# Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds
+# its tables and figures here.
+STUDY_TARGETS = {
+    "morph_cda": lambda: [],
+    "sentence_bias": lambda: [],
+    "regender": lambda: [],
+    "gap_subjective": lambda: [],
+}
+
+
+def all_targets():
+    targets = ["results/common/parsing_summary.tsv"]
+    for study, targets_of in STUDY_TARGETS.items():
+        if enabled(study):
+            targets += targets_of()
+    return targets

@@ -1,0 +1,24 @@
+"""Acquire one dataset (rule fetch_dataset)."""
+
+from pathlib import Path
+
+from cdaflow.data.datasets import acquire
+from cdaflow.data.lockfile import LockFile
+from cdaflow.runtime import rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    options = smk.params.downloads
+    acquire(
+        smk.wildcards.dataset,
+        smk.params.entry,
+        Path(smk.output[0]),
+        cache_dir=Path(smk.params.cache),
+        lockfile=LockFile(Path(smk.params.lockfile)),
+        log=log,
+        fetch_kwargs={
+            "retries": options["retries"],
+            "backoff": options["backoff"],
+            "timeout": options["timeout"],
+        },
+    )
