@@ -53,7 +53,7 @@ def test_lint_is_clean():
 
 @pytest.mark.parametrize("configfile", [None, "config/validation.yaml", "config/paper.yaml"])
 def test_dry_run_plans_dag(configfile):
-    args = ["-n", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
+    args = ["-n", "--forceall", "--quiet", "rules"] + (["--configfile", configfile] if configfile else [])
     result = snakemake(*args)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "treebank_split" in result.stdout + result.stderr
@@ -118,3 +118,17 @@ def test_validation_config_on_shared_data(tmp_path):
     assert int(summary[("fr_gsd", "test")]["multiword_tokens"]) > 0
     shards = int(summary[("ud_text_es", "shard0")]["sentences"]) + int(summary[("ud_text_es", "shard1")]["sentences"])
     assert shards >= 426  # spaCy may split a UD sentence in two, never merge lines
+
+
+def test_gpu_resources_follow_config_and_backend(tmp_path):
+    config = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+    config["corpora"] = {"subs_es": {"lang": "es", "dataset": "opensubtitles_es", "file": "es.txt.gz", "shards": 2}}
+    path = tmp_path / "gpu.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake("-n", "--forceall", "--configfile", str(path))
+    assert result.returncode == 0, result.stderr
+    jobs = result.stdout.split("\n\n")
+    stanza_jobs = [job for job in jobs if "rule corpus_shard:" in job]
+    gold_jobs = [job for job in jobs if "rule treebank_split:" in job]
+    assert len(stanza_jobs) == 2 and all("gpu=1" in job for job in stanza_jobs)
+    assert gold_jobs and all("gpu=0" in job for job in gold_jobs)
