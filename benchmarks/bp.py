@@ -25,7 +25,8 @@ from torch import Tensor
 
 from cdaflow.morph_cda.bp import TreeBatch, log_partition, map_assign
 
-DEFAULT_CONLLU = Path("/work/shared/data/ud-treebanks-v2.2/UD_Spanish-GSD/es_gsd-ud-dev.conllu")
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_CONLLU = SHARED_DATA / "ud-treebanks-v2.2/UD_Spanish-GSD/es_gsd-ud-dev.conllu"
 
 
 def read_heads(path: Path) -> list[list[int]]:

@@ -38,7 +38,9 @@ def test_parse_spacy_text(tmp_path, capsys):
 
 def test_parse_gold_reports_malformed_conllu(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
-    bad.write_text("# sent_id = x\n1\tLa\tel\tDET\t_\t_\t2\tdet\t_\t_\n2\tniña\tniña\tNOUN\t_\t_\t1\tnsubj\t_\t_\n\n")
+    bad.write_text(
+        "# sent_id = x\n1\tLa\tel\tDET\t_\t_\t2\tdet\t_\t_\n2\tniña\tniña\tNOUN\t_\t_\t1\tnsubj\t_\t_\n\n"
+    )
     code = main(["parse", "--lang", "es", "--backend", "gold", "--format", "conllu", "--input", str(bad)])
     assert code == 2
     err = capsys.readouterr().err

@@ -26,7 +26,8 @@ def test_defaults_are_filled_in_nested_sections():
     assert cfg["parsing"]["treebanks"] == "gold"
     assert cfg["datasets"]["d"]["sha256"] is None
     assert cfg["datasets"]["d"]["strip_components"] == 0
-    assert cfg["studies"]["morph_cda"] == {"enabled": False}
+    assert cfg["studies"]["regender"] == {"enabled": False}
+    assert cfg["studies"]["morph_cda"]["mrf"]["lr"] == 0.005 and cfg["studies"]["morph_cda"]["languages"] == {}
 
 
 def test_validate_does_not_modify_its_input():

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from cdaflow import __version__
-from cdaflow.commands import datasets, parse
+from cdaflow.commands import cda, datasets, parse
 
 # Each module adds one subcommand; study issues add theirs here.
-COMMANDS = (parse, datasets)
+COMMANDS = (parse, datasets, cda)
 
 
 def build_parser() -> argparse.ArgumentParser:

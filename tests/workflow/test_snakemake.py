@@ -61,7 +61,11 @@ def test_dry_run_plans_dag(configfile):
 
 def test_paper_dry_run_plans_every_dataset():
     result = snakemake(
-        "-n", "--configfile", "config/paper.yaml", "--printshellcmds", "datasets",
+        "-n",
+        "--configfile",
+        "config/paper.yaml",
+        "--printshellcmds",
+        "datasets",
     )
     assert result.returncode == 0, result.stderr
     planned = result.stdout + result.stderr
@@ -93,6 +97,12 @@ def test_demo_end_to_end(tmp_path):
     assert {row["dataset"] for row in lock} == {"demo_text", "demo_ud"}
     assert all(len(row["sha256"]) == 64 for row in lock)
     assert (copy / "logs/common/parsing_summary.log").stat().st_size > 0
+    for lang in ("es", "fr"):
+        table = {row["model"]: row for row in read_tsv(copy / f"results/morph_cda/{lang}/intrinsic.tsv")}
+        assert set(table) == {"BASE", "LIN", "NN", "SWAP"}
+        assert float(table["LIN"]["tag_f1"]) > float(table["SWAP"]["tag_f1"]) == 0
+        assert (copy / f"results/morph_cda/{lang}/models/lin/cda.json").exists()
+        assert "**" in (copy / f"results/morph_cda/{lang}/examples.md").read_text()
     # Nothing to do on a second run: outputs are complete and up to date.
     again = snakemake("-n", "--cores", "2", cwd=copy)
     assert again.returncode == 0
@@ -116,13 +126,17 @@ def test_validation_config_on_shared_data(tmp_path):
     assert summary[("es_gsd", "test")]["sentences"] == "426"
     assert summary[("he_htb", "dev")]["sentences"] == "484"
     assert int(summary[("fr_gsd", "test")]["multiword_tokens"]) > 0
-    shards = int(summary[("ud_text_es", "shard0")]["sentences"]) + int(summary[("ud_text_es", "shard1")]["sentences"])
+    shards = int(summary[("ud_text_es", "shard0")]["sentences"]) + int(
+        summary[("ud_text_es", "shard1")]["sentences"]
+    )
     assert shards >= 426  # spaCy may split a UD sentence in two, never merge lines
 
 
 def test_gpu_resources_follow_config_and_backend(tmp_path):
     config = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
-    config["corpora"] = {"subs_es": {"lang": "es", "dataset": "opensubtitles_es", "file": "es.txt.gz", "shards": 2}}
+    config["corpora"] = {
+        "subs_es": {"lang": "es", "dataset": "opensubtitles_es", "file": "es.txt.gz", "shards": 2}
+    }
     path = tmp_path / "gpu.yaml"
     path.write_text(yaml.safe_dump(config))
     result = snakemake("-n", "--forceall", "--configfile", str(path))

@@ -16,6 +16,9 @@ wildcard_constraints:
 
 rule fetch_dataset:
     """Acquire one dataset: download (retries, resume, sha256) or take its local path; extract."""
+    input:
+        # A local path is an input, so editing it re-acquires the dataset.
+        lambda wc: [config["datasets"][wc.dataset]["path"]] if config["datasets"][wc.dataset]["path"] else [],
     output:
         directory(f"{DATA_DIR}/{{dataset}}"),
     log:

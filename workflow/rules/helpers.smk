@@ -39,10 +39,52 @@ def corpus_files():
     return [path for name in config["corpora"] for path in corpus_shards(name)]
 
 
+# -- Study A (morph_cda) --------------------------------------------------------------
+MORPH = config["studies"]["morph_cda"]
+
+
+def morph_languages():
+    return list(MORPH["languages"]) if enabled("morph_cda") else []
+
+
+def split_file(name):
+    """results path of a `treebank/split` name."""
+    treebank, split = name.split("/")
+    return f"results/common/treebanks/{treebank}/{split}.conllu"
+
+
+def annotated_split_files(lang):
+    """Treebank splits the language's annotations point into (read when the DAG is built)."""
+    import csv
+
+    path = MORPH["languages"][lang]["annotations"]
+    with open(path, encoding="utf-8") as handle:
+        rows = csv.DictReader((l for l in handle if not l.startswith("#")), delimiter="\t")
+        return sorted({f"results/common/treebanks/{r['treebank']}/{r['file_split']}.conllu" for r in rows})
+
+
+def gazetteer_input(lang):
+    ref = MORPH["languages"][lang]["gazetteer"]
+    return ref["path"] if "path" in ref else dataset_dir(ref["dataset"])
+
+
+def gazetteer_file(lang):
+    ref = MORPH["languages"][lang]["gazetteer"]
+    return ref["path"] if "path" in ref else f"{dataset_dir(ref['dataset'])}/{ref['file']}"
+
+
+def morph_cda_targets():
+    return [
+        f"results/morph_cda/{lang}/{name}"
+        for lang in morph_languages()
+        for name in ("intrinsic.tsv", "reinflection.tsv", "examples.md")
+    ]
+
+
 # Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds
 # its tables and figures here.
 STUDY_TARGETS = {
-    "morph_cda": lambda: [],
+    "morph_cda": morph_cda_targets,
     "sentence_bias": lambda: [],
     "regender": lambda: [],
     "gap_subjective": lambda: [],

@@ -1,3 +1,127 @@
 # Study A (Zmigrod et al. 2019): morphological counterfactual data augmentation.
-# Logic: src/cdaflow/morph_cda/; targets: STUDY_TARGETS["morph_cda"] in helpers.smk. The study's rules
-# arrive with its issue.
+# Logic: src/cdaflow/morph_cda/. Per language: training data → reinflection model and MRFs
+# (LIN, NN; BASE is hard-coded) → log α tuned on annotated dev sentences → Table 3 on test.
+
+
+rule morph_cda_prepare:
+    """Training/dev trees (annotated sentences removed) and the joined annotated sentences."""
+    input:
+        train=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["train"]],
+        dev=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["dev"]],
+        annotated=lambda wc: annotated_split_files(wc.lang),
+        annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
+    output:
+        train="results/morph_cda/{lang}/data/train.conllu",
+        dev="results/morph_cda/{lang}/data/dev.conllu",
+        annotated="results/morph_cda/{lang}/data/annotated.conllu",
+        summary="results/morph_cda/{lang}/data/summary.tsv",
+    log:
+        "logs/morph_cda/prepare/{lang}.log",
+    params:
+        lang=lambda wc: wc.lang,
+        features=MORPH["features"],
+        seed=config["seed"],
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_prepare.py"
+
+
+rule morph_cda_reinflection:
+    """Character-level reinflection model (lexicon first, then the neural transducer)."""
+    input:
+        train=rules.morph_cda_prepare.output.train,
+        dev=rules.morph_cda_prepare.output.dev,
+    output:
+        model=directory("results/morph_cda/{lang}/models/reinflection"),
+        table=report(
+            "results/morph_cda/{lang}/reinflection.tsv",
+            caption="../report/morph_cda_reinflection.rst",
+            category="Study A: morphological CDA",
+            subcategory="{lang}",
+        ),
+    log:
+        "logs/morph_cda/reinflection/{lang}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/reinflection/{lang}.tsv"
+    params:
+        settings=MORPH["reinflection"],
+        seed=config["seed"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_reinflection.py"
+
+
+rule morph_cda_train_mrf:
+    """One MRF parameterization (lin or nn) trained by NLL until the dev loss settles."""
+    input:
+        train=rules.morph_cda_prepare.output.train,
+        dev=rules.morph_cda_prepare.output.dev,
+    output:
+        directory("results/morph_cda/{lang}/mrf/{param}"),
+    log:
+        "logs/morph_cda/train_mrf/{lang}_{param}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/train_mrf/{lang}_{param}.tsv"
+    wildcard_constraints:
+        param="lin|nn",
+    params:
+        settings=MORPH["mrf"],
+        features=MORPH["features"],
+        seed=config["seed"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_train_mrf.py"
+
+
+rule morph_cda_evaluate:
+    """Table 3: BASE, LIN, NN and SWAP on the annotated test sentences; models for `cdaflow cda`."""
+    input:
+        mrfs=expand("results/morph_cda/{{lang}}/mrf/{param}", param=MORPH["parameterizations"]),
+        reinflector=rules.morph_cda_reinflection.output.model,
+        annotated=rules.morph_cda_prepare.output.annotated,
+        train=rules.morph_cda_prepare.output.train,
+        annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
+        gazetteer=lambda wc: gazetteer_input(wc.lang),
+    output:
+        table=report(
+            "results/morph_cda/{lang}/intrinsic.tsv",
+            caption="../report/morph_cda_intrinsic.rst",
+            category="Study A: morphological CDA",
+            subcategory="{lang}",
+        ),
+        tuning="results/morph_cda/{lang}/alpha_tuning.tsv",
+        examples="results/morph_cda/{lang}/examples.md",
+        models=[
+            directory(f"results/morph_cda/{{lang}}/models/{param}")
+            for param in MORPH["parameterizations"]
+        ],
+    log:
+        "logs/morph_cda/evaluate/{lang}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/evaluate/{lang}.tsv"
+    params:
+        lang=lambda wc: wc.lang,
+        params=MORPH["parameterizations"],
+        grid=MORPH["log_alpha_grid"],
+        features=MORPH["features"],
+        gazetteer=lambda wc: gazetteer_file(wc.lang),
+        seed=config["seed"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_evaluate.py"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 from cdaflow.io.conllu import write_conllu_atomic
 from cdaflow.io.text import read_shard
+from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser, parse_numbered_lines
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821

@@ -19,8 +19,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         for path in map(Path, paths):
             stats = conllu_stats(read_conllu(path))
             rows.append(
-                {"kind": kind, "source": path.parent.name, "part": path.stem, "backend": backend}
-                | stats
+                {"kind": kind, "source": path.parent.name, "part": path.stem, "backend": backend} | stats
             )
             log.info("%s %s/%s: %s", kind, path.parent.name, path.stem, stats)
     table = pd.DataFrame(rows)

@@ -3,9 +3,9 @@
 from pathlib import Path
 
 from cdaflow.io.conllu import read_conllu, write_conllu_atomic
+from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821

@@ -1,0 +1,318 @@
+"""Counterfactual sentences (§4): intervene on animate nouns, infer tags, reinflect, rebuild.
+
+`CounterfactualGenerator` runs the whole pipeline on a batch of parsed sentences at once:
+one batched MAP inference for all of them, then one batched reinflection of every changed
+word, then the surface rebuild (contractions, multiword tokens).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda.model import AgreementMRF, Batch, encode
+from cdaflow.morph_cda.reinflection import Reinflector
+from cdaflow.morph_cda.surface import CONTRACTIONS, detokenize, match_case, surface
+from cdaflow.morph_cda.tags import Tag, feats_with_tag, flip_gender, gender_of, tag_from_feats
+
+DIRECTIONS = ("flip", "to-fem", "to-masc")
+
+# Single-word fused preposition + article (spaCy's output; UD AnCora 2.2's "del"/"al"): the
+# word gets its article's agreement features so the MRF can flip them, and its new form is
+# the preposition + the new article (contracted again where the language does).
+FUSED = {lang: {joined: pair for pair, joined in table.items()} for lang, table in CONTRACTIONS.items()}
+# Definite articles by (gender, number). Italian lo/gli (before s+consonant, z, vowels) are
+# phonologically conditioned; il/i stand for them here.
+ARTICLES = {
+    "es": {("Masc", "Sing"): "el", ("Fem", "Sing"): "la", ("Masc", "Plur"): "los", ("Fem", "Plur"): "las"},
+    "fr": {("Masc", "Sing"): "le", ("Fem", "Sing"): "la", ("Masc", "Plur"): "les", ("Fem", "Plur"): "les"},
+    "it": {("Masc", "Sing"): "il", ("Fem", "Sing"): "la", ("Masc", "Plur"): "i", ("Fem", "Plur"): "le"},
+}
+
+
+def article_tag(lang: str, article: str) -> Tag | None:
+    """Agreement subtags of a definite article (None when unknown or ambiguous in gender)."""
+    matches = [key for key, form in ARTICLES.get(lang, {}).items() if form == article]
+    if article in ("lo", "gli") and lang == "it":
+        matches = [("Masc", "Sing" if article == "lo" else "Plur")]
+    if len(matches) != 1:
+        return None
+    gender, number = matches[0]
+    return (f"Gender={gender}", f"Number={number}")
+
+
+@dataclass
+class Gazetteer:
+    """Animate noun pairs (masculine ↔ feminine), looked up by lemma or form, lower-cased."""
+
+    to_fem: dict[str, str] = field(default_factory=dict)
+    to_masc: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> Gazetteer:
+        """Read `masculine, feminine, english` TSV, or rycolab/biasCDA's `english, fem, masc`."""
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            rows = [
+                [cell.strip() for cell in row]
+                for row in csv.reader(handle, delimiter="\t")
+                if row and row[0].strip() and not row[0].startswith("#")
+            ]
+        if not rows:
+            raise ValueError(f"{path}: empty gazetteer")
+        header = [cell.lower() for cell in rows[0]]
+        if {"masculine", "feminine"} <= set(header):
+            masc, fem, body = header.index("masculine"), header.index("feminine"), rows[1:]
+        elif {"fem", "masc"} <= set(header):
+            masc, fem, body = header.index("masc"), header.index("fem"), rows[1:]
+        else:  # biasCDA's French list has no header: english, fem, masc
+            masc, fem, body = 2, 1, rows
+        gazetteer = cls()
+        for number, row in enumerate(body, 2 if body is not rows else 1):
+            if len(row) <= max(masc, fem) or not row[masc] or not row[fem]:
+                raise ValueError(f"{path}: row {number}: expected masculine and feminine columns, got {row}")
+            gazetteer.to_fem.setdefault(row[masc].lower(), row[fem].lower())
+            gazetteer.to_masc.setdefault(row[fem].lower(), row[masc].lower())
+        return gazetteer
+
+    def __len__(self) -> int:
+        return len(self.to_fem)
+
+    def counterpart(self, word: dict) -> tuple[str, str] | None:
+        """(new lemma, new gender) for an animate noun, or None when the word is not one.
+
+        The word's own Gender feature decides the direction: UD lemmatises feminine nouns to
+        the masculine (niña → niño), so the lemma alone cannot.
+        """
+        if word["upos"] not in ("NOUN", "PROPN"):
+            return None
+        form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
+        gender = (word["feats"] or {}).get("Gender")
+        if form in self.to_fem:
+            return self.to_fem[form], "Fem"
+        if form in self.to_masc:
+            return self.to_masc[form], "Masc"
+        if gender == "Masc" and lemma in self.to_fem:
+            return self.to_fem[lemma], "Fem"
+        if gender == "Fem":
+            if lemma in self.to_masc:
+                return self.to_masc[lemma], "Masc"
+            if lemma in self.to_fem:  # a feminine form with a masculine lemma
+                return lemma, "Masc"
+        if gender is None and lemma in self.to_fem:
+            return self.to_fem[lemma], "Fem"
+        return None
+
+
+@dataclass
+class Intervention:
+    """Fix word `index` (0-based) to `tag`; its new form is `form`, or reinflected from `lemma`."""
+
+    index: int
+    tag: Tag
+    form: str | None = None
+    lemma: str | None = None
+
+
+@dataclass
+class Counterfactual:
+    original: str
+    counterfactual: str
+    forms: list[str]  # every syntactic word's new form
+    tags: list[Tag]  # every syntactic word's new tag
+    changed: list[int]  # 0-based indices of words whose tag or form changed (nouns included)
+
+
+class CounterfactualGenerator:
+    """The MRF + reinflector pipeline for one language."""
+
+    def __init__(
+        self, mrf: AgreementMRF, reinflector: Reinflector | None, lang: str, log_alpha: float
+    ) -> None:
+        self.mrf = mrf
+        self.reinflector = reinflector
+        self.lang = lang
+        self.log_alpha = log_alpha
+        self.inventory = mrf.inventory
+        self.device = next(iter(mrf.buffers())).device
+
+    def word_tag(self, word: dict) -> Tag:
+        tag = tag_from_feats(word["feats"], self.inventory.features)
+        fused = FUSED.get(self.lang, {}).get(word["form"].lower())
+        if fused and word["upos"] == "ADP" and not gender_of(tag):
+            tag = article_tag(self.lang, fused[1]) or tag
+        return tag
+
+    def _encode(self, sentence: Sentence):
+        encoded = encode(sentence, self.inventory)
+        encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in words(sentence)]
+        return encoded
+
+    def generate(
+        self, sentences: Sequence[Sentence], interventions: Sequence[Sequence[Intervention]]
+    ) -> list[Counterfactual]:
+        if len(sentences) != len(interventions):
+            raise ValueError("one list of interventions per sentence")
+        encoded = [self._encode(s) for s in sentences]
+        batch = Batch.build(encoded, self.device)
+        fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
+        predicted = self.mrf.intervene(batch, fixed, self.log_alpha).cpu()
+        # Every word whose tag changed is reinflected; collect them all first: one batched call.
+        queries, slots = [], []
+        results = []
+        for b, (sentence, group) in enumerate(zip(sentences, interventions)):
+            ws = words(sentence)
+            given = {i.index: i for i in group}
+            tags = [self.inventory.tags[int(t)] for t in predicted[b, : len(ws)]]
+            forms = [w["form"] for w in ws]
+            changed = []
+            for index, (word, tag) in enumerate(zip(ws, tags)):
+                old_tag = self.inventory.tags[int(encoded[b].tags[index])]
+                if index in given and given[index].form is not None:
+                    forms[index] = given[index].form
+                    changed.append(index)
+                elif tag != old_tag or index in given:
+                    lemma = given[index].lemma if index in given and given[index].lemma else word["lemma"]
+                    features = feats_with_tag(word["feats"], tag, self.inventory.features)
+                    queries.append((lemma or word["form"], word["upos"], features, tag))
+                    slots.append((b, index, word["form"]))
+                    changed.append(index)
+            results.append((sentence, forms, tags, changed))
+        new_forms = self._reinflect(queries, slots) if queries else {}
+        out = []
+        for b, (sentence, forms, tags, changed) in enumerate(results):
+            for index in changed:
+                if (b, index) in new_forms:
+                    forms[index] = new_forms[(b, index)]
+            ws = words(sentence)
+            replaced = {int(ws[i]["id"]): forms[i] for i in changed if forms[i] != ws[i]["form"]}
+            tokens, spaces = surface(sentence, replaced, self.lang)
+            out.append(
+                Counterfactual(
+                    original=sentence.metadata.get("text") or detokenize(*surface(sentence, {}, self.lang)),
+                    counterfactual=detokenize(tokens, spaces),
+                    forms=forms,
+                    tags=tags,
+                    changed=changed,
+                )
+            )
+        return out
+
+    def _reinflect(self, queries, slots) -> dict[tuple[int, int], str]:
+        forms: dict[tuple[int, int], str] = {}
+        fused = FUSED.get(self.lang, {})
+        neural_queries, neural_slots = [], []
+        for (lemma, upos, features, tag), (b, index, original) in zip(queries, slots):
+            pair = fused.get(original.lower())
+            if pair and upos == "ADP":
+                article = self._article(pair[1], tag)
+                contracted = CONTRACTIONS[self.lang].get((pair[0], article))
+                forms[(b, index)] = match_case(original, contracted or f"{pair[0]} {article}")
+                continue
+            neural_queries.append((lemma.lower(), upos, features))
+            neural_slots.append((b, index, original))
+        if neural_queries:
+            if self.reinflector is None:
+                raise RuntimeError("a reinflector is needed to reinflect changed words")
+            for (b, index, original), form in zip(neural_slots, self.reinflector.inflect(neural_queries)):
+                forms[(b, index)] = match_case(original, form)
+        return forms
+
+    def _article(self, article: str, tag: Tag) -> str:
+        gender = "Fem" if "Gender=Fem" in tag else "Masc"
+        number = "Plur" if "Number=Plur" in tag else "Sing"
+        return ARTICLES.get(self.lang, {}).get((gender, number), article)
+
+
+def interventions_for(
+    sentence: Sentence, gazetteer: Gazetteer, generator: CounterfactualGenerator, direction: str
+) -> list[Intervention]:
+    """Interventions on every animate noun of a sentence, in the given direction."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
+    out = []
+    for index, word in enumerate(words(sentence)):
+        found = gazetteer.counterpart(word)
+        if not found:
+            continue
+        new_lemma, new_gender = found
+        if (direction == "to-fem" and new_gender != "Fem") or (
+            direction == "to-masc" and new_gender != "Masc"
+        ):
+            continue
+        tag = generator.word_tag(word)
+        if not gender_of(tag):
+            tag = tuple(sorted((*tag, f"Gender={'Masc' if new_gender == 'Fem' else 'Fem'}")))
+        new_tag = flip_gender(tag)
+        singular = "Number=Plur" not in tag
+        form = match_case(word["form"], new_lemma) if singular else None
+        out.append(Intervention(index, new_tag, form=form, lemma=new_lemma))
+    return out
+
+
+def intervene_in_batches(
+    generator: CounterfactualGenerator,
+    items: Iterable[tuple[Sentence, list[Intervention]]],
+    batch_size: int = 256,
+) -> Iterable[Counterfactual]:
+    """Stream counterfactuals, `batch_size` sentences per MAP/reinflection call."""
+    chunk: list[tuple[Sentence, list[Intervention]]] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == batch_size:
+            yield from generator.generate([s for s, _ in chunk], [i for _, i in chunk])
+            chunk = []
+    if chunk:
+        yield from generator.generate([s for s, _ in chunk], [i for _, i in chunk])
+
+
+# -- packaged models for `cdaflow cda` -------------------------------------------------------
+MODEL_FILES = ("cda.json", "mrf", "reinflection", "gazetteer.tsv")
+
+
+def save_model(
+    destination: Path, mrf: AgreementMRF, reinflector_dir: Path, gazetteer: Path, log_alpha: float
+) -> None:
+    """One self-contained folder: the MRF, the reinflector, the gazetteer and the tuned log α."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}."))
+    try:
+        mrf.save(tmp / "mrf")
+        shutil.copytree(reinflector_dir, tmp / "reinflection")
+        shutil.copyfile(gazetteer, tmp / "gazetteer.tsv")
+        (tmp / "cda.json").write_text(
+            json.dumps(
+                {"lang": mrf.lang, "parameterization": mrf.parameterization, "log_alpha": log_alpha}, indent=1
+            )
+        )
+        os.chmod(tmp, 0o755)
+        if destination.exists():
+            shutil.rmtree(destination)
+        os.replace(tmp, destination)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def load_model(
+    directory: Path, device: str = "cpu", threads: int | None = None
+) -> tuple[CounterfactualGenerator, Gazetteer]:
+    """Load a folder written by `save_model`; a clear error when it is not one."""
+    if not directory.is_dir():
+        raise FileNotFoundError(
+            f"{directory}: model folder not found (the workflow writes results/morph_cda/<lang>/models/lin)"
+        )
+    missing = [name for name in MODEL_FILES if not (directory / name).exists()]
+    if missing:
+        raise FileNotFoundError(f"{directory}: not a cdaflow CDA model (missing {', '.join(missing)})")
+    settings = json.loads((directory / "cda.json").read_text())
+    mrf = AgreementMRF.load(directory / "mrf", device)
+    reinflector = Reinflector.load(directory / "reinflection", device=device, threads=threads)
+    generator = CounterfactualGenerator(mrf, reinflector, settings["lang"], settings["log_alpha"])
+    return generator, Gazetteer.read(directory / "gazetteer.tsv")

@@ -1,0 +1,347 @@
+"""The Markov random field of Study A (Zmigrod et al. 2019, §3) and its training (§5).
+
+    Pr(m | T, p) ∝ Π_i φ_i(m_i) Π_{(i→j, ℓ) ∈ T} ψ(m_i, m_j | p_i, p_j, ℓ)
+
+with ψ = exp(m̄_iᵀ W(p_i, p_j, ℓ) m̄_j) over multi-hot subtag vectors m̄ (i the head, j the
+dependent). Three ways to get W:
+
+* ``lin``: one free c×c matrix per (head POS, dependent POS, relation) triple; triples never
+  seen in training keep W = 0 (ψ = 1: no agreement).
+* ``nn``: W = exp(U tanh(V [e(p_i); e(p_j); e(ℓ)])), U ∈ R^{c×c×n1}, V ∈ R^{n1×3n2}.
+* ``base``: the paper's hard-coded baseline: W rewards equal Gender/Number subtags only on
+  the relations named per language (es: adjectives and determiners ↔ nouns; he: adjectives
+  and verbs ↔ nouns), with a strength above every log α of the tuning grid.
+
+φ_i is α on the word's observed tag and 1 elsewhere; it is used only at intervention time and
+never learned. Relations are UD's universal part (``nsubj:pass`` → ``nsubj``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda.bp import TreeBatch, log_partition, map_assign, score
+from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+
+UPOS = "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
+DEPRELS = (
+    "acl advcl advmod amod appos aux case cc ccomp clf compound conj cop csubj dep det discourse "
+    "dislocated expl fixed flat goeswith iobj list mark nmod nsubj nummod obj obl orphan "
+    "parataxis punct reparandum root vocative xcomp"
+).split()
+POS_INDEX = {p: i for i, p in enumerate(UPOS)}  # unknown → len(UPOS)
+REL_INDEX = {r: i for i, r in enumerate(DEPRELS)}
+N_POS, N_REL = len(UPOS) + 1, len(DEPRELS) + 1
+
+# Hard-coded baseline relations: (controller POS set, target POS set) per language.
+BASELINE_RELATIONS = {
+    "es": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
+    "fr": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
+    "it": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
+    "he": ({"NOUN", "PROPN"}, {"ADJ", "VERB"}),
+}
+BASELINE_STRENGTH = 20.0  # above every log α in the tuning grid, so the baseline always agrees
+PARAMETERIZATIONS = ("lin", "nn", "base")
+
+log = logging.getLogger(__name__)
+
+
+def relation(deprel: str | None) -> str:
+    return (deprel or "dep").split(":", 1)[0]
+
+
+@dataclass
+class EncodedSentence:
+    """One sentence's syntactic words as integer arrays (heads 1-based, 0 = root)."""
+
+    heads: np.ndarray
+    pos: np.ndarray
+    rel: np.ndarray
+    tags: np.ndarray
+
+
+def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
+    ws = words(sentence)
+    return EncodedSentence(
+        heads=np.array([int(w["head"] or 0) for w in ws], dtype=np.int64),
+        pos=np.array([POS_INDEX.get(w["upos"], len(UPOS)) for w in ws], dtype=np.int64),
+        rel=np.array([REL_INDEX.get(relation(w["deprel"]), len(DEPRELS)) for w in ws], dtype=np.int64),
+        tags=np.array(
+            [inventory.index(tag_from_feats(w["feats"], inventory.features)) for w in ws],
+            dtype=np.int64,
+        ),
+    )
+
+
+@dataclass
+class Batch:
+    """A padded batch ready for the MRF: trees grouped by depth plus per-arc features."""
+
+    trees: TreeBatch
+    triple: Tensor  # [B, N] (head POS, dependent POS, relation) id; 0 for roots/padding
+    head_pos: Tensor  # [B, N]
+    dep_pos: Tensor  # [B, N]
+    rel: Tensor  # [B, N]
+    tags: Tensor  # [B, N] observed tag ids; 0 for padding
+    size: int
+
+    @classmethod
+    def build(cls, sentences: Sequence[EncodedSentence], device: torch.device | str = "cpu") -> Batch:
+        trees = TreeBatch.from_heads([s.heads.tolist() for s in sentences], device=device)
+        b, n = len(sentences), int(max((len(s.heads) for s in sentences), default=0))
+        pos = np.zeros((b, n), dtype=np.int64)
+        rel = np.zeros((b, n), dtype=np.int64)
+        tags = np.zeros((b, n), dtype=np.int64)
+        head_pos = np.zeros((b, n), dtype=np.int64)
+        for i, s in enumerate(sentences):
+            length = len(s.heads)
+            pos[i, :length], rel[i, :length], tags[i, :length] = s.pos, s.rel, s.tags
+            head_pos[i, :length] = np.where(s.heads > 0, s.pos[np.maximum(s.heads - 1, 0)], 0)
+        triple = (head_pos * N_POS + pos) * N_REL + rel
+
+        def t(a: np.ndarray) -> Tensor:
+            return torch.as_tensor(a, device=device)
+
+        return cls(trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b)
+
+
+class AgreementMRF(nn.Module):
+    """ψ of one language under one parameterization; `edge_potentials` feeds the BP."""
+
+    def __init__(
+        self,
+        inventory: TagInventory,
+        parameterization: str,
+        lang: str,
+        *,
+        n1: int = 9,
+        n2: int = 3,
+    ) -> None:
+        super().__init__()
+        if parameterization not in PARAMETERIZATIONS:
+            raise ValueError(f"unknown parameterization {parameterization!r}; use one of {PARAMETERIZATIONS}")
+        if parameterization == "base" and lang not in BASELINE_RELATIONS:
+            raise ValueError(
+                f"no hard-coded baseline for language {lang!r}; known: {sorted(BASELINE_RELATIONS)}"
+            )
+        self.inventory = inventory
+        self.parameterization = parameterization
+        self.lang = lang
+        self.n1, self.n2 = n1, n2
+        c = len(inventory.subtags)
+        self.register_buffer("multi_hot", inventory.multi_hot())
+        if parameterization == "lin":
+            self.W = nn.Parameter(torch.zeros(N_POS * N_POS * N_REL, c, c))
+        elif parameterization == "nn":
+            self.pos_embedding = nn.Embedding(N_POS, n2)
+            self.rel_embedding = nn.Embedding(N_REL, n2)
+            self.V = nn.Linear(3 * n2, n1, bias=False)
+            self.U = nn.Parameter(torch.randn(c, c, n1) * 0.1)
+        else:
+            self.register_buffer("W_base", self._baseline_matrices())
+
+    def _baseline_matrices(self) -> Tensor:
+        controllers, targets = BASELINE_RELATIONS[self.lang]
+        c = len(self.inventory.subtags)
+        agree = torch.zeros(c, c)
+        for i, sub in enumerate(self.inventory.subtags):
+            if sub.startswith(("Gender=", "Number=")):
+                agree[i, i] = BASELINE_STRENGTH
+        W = torch.zeros(N_POS, N_POS, c, c)
+        control = [POS_INDEX[p] for p in controllers]
+        target = [POS_INDEX[p] for p in targets]
+        for a in control:
+            for b in target:
+                W[a, b] = agree  # noun head, adjective/determiner dependent
+                W[b, a] = agree  # and the other way round (copular and relative clauses)
+        return W
+
+    def arc_matrices(self, batch: Batch) -> tuple[Tensor, Tensor]:
+        """(W per distinct arc type [U, c, c], index of each arc's type [B, N])."""
+        if self.parameterization == "lin":
+            unique, inverse = torch.unique(batch.triple, return_inverse=True)
+            return self.W.index_select(0, unique), inverse
+        if self.parameterization == "base":
+            pair = batch.head_pos * N_POS + batch.dep_pos
+            unique, inverse = torch.unique(pair, return_inverse=True)
+            return self.W_base.view(N_POS * N_POS, *self.W_base.shape[2:]).index_select(0, unique), inverse
+        unique, inverse = torch.unique(batch.triple, return_inverse=True)
+        head_pos = unique // (N_POS * N_REL)
+        dep_pos = (unique // N_REL) % N_POS
+        rel = unique % N_REL
+        features = torch.cat(
+            [self.pos_embedding(head_pos), self.pos_embedding(dep_pos), self.rel_embedding(rel)], dim=-1
+        )
+        hidden = torch.tanh(self.V(features))  # [U, n1]
+        return torch.exp(torch.einsum("cdn,un->ucd", self.U, hidden)), inverse
+
+    def edge_potentials(self, batch: Batch) -> Tensor:
+        """log ψ for every arc, [B, N, K, K] indexed [head tag, dependent tag]."""
+        W, inverse = self.arc_matrices(batch)
+        M = self.multi_hot
+        per_type = torch.einsum("kc,ucd,ld->ukl", M, W, M)
+        return per_type[inverse]
+
+    def nll(self, batch: Batch) -> Tensor:
+        """Negative log-likelihood of the observed tags, per sentence [B] (nats)."""
+        edge = self.edge_potentials(batch)
+        unary = edge.new_zeros(batch.size, edge.shape[1], self.inventory.size)
+        return log_partition(unary, edge, batch.trees) - score(batch.tags, unary, edge, batch.trees)
+
+    @torch.no_grad()
+    def intervene(self, batch: Batch, fixed: Sequence[Iterable[tuple[int, int]]], log_alpha: float) -> Tensor:
+        """MAP tags after fixing some words' tags (0-based word index, new tag id) per sentence.
+
+        Every other word keeps all subtags but gender (the paper's evaluation protocol) and
+        gets φ = α on its observed tag.
+        """
+        edge = self.edge_potentials(batch)
+        b, n, k = edge.shape[0], edge.shape[1], self.inventory.size
+        unary = torch.zeros(b, n, k, device=edge.device)
+        unary.scatter_(2, batch.tags.unsqueeze(-1), log_alpha)
+        allowed = self.inventory.gender_variants().to(edge.device)
+        clamp = allowed[batch.tags]  # [B, N, K]
+        for i, pairs in enumerate(fixed):
+            for position, tag in pairs:
+                clamp[i, position] = False
+                clamp[i, position, tag] = True
+        tags, _ = map_assign(unary, edge, batch.trees, clamp)
+        return tags
+
+    # -- persistence -------------------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        return {"parameterization": self.parameterization, "lang": self.lang, "n1": self.n1, "n2": self.n2}
+
+    def save(self, directory: Path, extra: dict[str, Any] | None = None) -> None:
+        """Write config.json, inventory.json and state.pt into `directory`, atomically."""
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}."))
+        try:
+            (tmp / "config.json").write_text(json.dumps(self.config() | (extra or {}), indent=1))
+            self.inventory.save(tmp / "inventory.json")
+            torch.save(self.state_dict(), tmp / "state.pt")
+            os.chmod(tmp, 0o755)
+            if directory.exists():
+                shutil.rmtree(directory)
+            os.replace(tmp, directory)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    @classmethod
+    def load(cls, directory: Path, device: torch.device | str = "cpu") -> AgreementMRF:
+        missing = [
+            name for name in ("config.json", "inventory.json", "state.pt") if not (directory / name).is_file()
+        ]
+        if missing:
+            raise FileNotFoundError(f"{directory}: not an MRF model folder (missing {', '.join(missing)})")
+        config = json.loads((directory / "config.json").read_text())
+        model = cls(
+            TagInventory.load(directory / "inventory.json"),
+            config["parameterization"],
+            config["lang"],
+            n1=config["n1"],
+            n2=config["n2"],
+        )
+        model.load_state_dict(torch.load(directory / "state.pt", map_location=device, weights_only=True))
+        return model.to(device)
+
+
+def make_batches(
+    sentences: Sequence[EncodedSentence], batch_size: int, device: torch.device | str = "cpu"
+) -> list[Batch]:
+    """Batches of sentences of similar length (less padding), in a fixed order."""
+    order = sorted(range(len(sentences)), key=lambda i: (len(sentences[i].heads), i))
+    return [
+        Batch.build([sentences[i] for i in order[start : start + batch_size]], device)
+        for start in range(0, len(order), batch_size)
+    ]
+
+
+@dataclass
+class TrainingResult:
+    epochs: int
+    train_bits: list[float]
+    dev_bits: list[float]
+    seconds: float
+    converged: bool
+
+
+def mean_bits(model: AgreementMRF, batches: Sequence[Batch]) -> float:
+    """Mean NLL per sentence, in bits."""
+    with torch.no_grad():
+        total = sum(float(model.nll(b).sum()) for b in batches)
+    return total / max(1, sum(b.size for b in batches)) / math.log(2)
+
+
+def train(
+    model: AgreementMRF,
+    train_batches: Sequence[Batch],
+    dev_batches: Sequence[Batch],
+    *,
+    lr: float = 0.005,
+    weight_decay: float = 1e-4,
+    betas: tuple[float, float] = (0.9, 0.999),
+    tolerance_bits: float = 1e-5,
+    max_epochs: int = 100,
+    patience: int = 3,
+    seed: int = 0,
+    progress: Any = None,
+) -> TrainingResult:
+    """Adam on the NLL until the dev loss improves by less than `tolerance_bits` (§5).
+
+    The paper stops when "the change in dev-loss was less than 10^-5 bits". With minibatches
+    the dev loss jitters around its plateau, so a change is read as an improvement: training
+    stops after `patience` epochs in a row that each lower the best dev loss by less than the
+    tolerance, and the parameters of the best dev epoch are kept.
+    """
+    started = time.perf_counter()
+    if model.parameterization == "base":
+        dev = mean_bits(model, dev_batches)
+        return TrainingResult(0, [], [dev], 0.0, True)
+    generator = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=betas, weight_decay=weight_decay)
+    train_bits: list[float] = []
+    dev_bits: list[float] = [mean_bits(model, dev_batches)]
+    best_bits, best_state = dev_bits[0], copy.deepcopy(model.state_dict())
+    converged = False
+    epoch = stalled = 0
+    for epoch in range(1, max_epochs + 1):
+        total, count = 0.0, 0
+        for index in torch.randperm(len(train_batches), generator=generator).tolist():
+            batch = train_batches[index]
+            optimizer.zero_grad()
+            loss = model.nll(batch).sum()
+            (loss / batch.size).backward()
+            optimizer.step()
+            total += float(loss.detach())
+            count += batch.size
+        train_bits.append(total / max(1, count) / math.log(2))
+        dev_bits.append(mean_bits(model, dev_batches))
+        if progress:
+            progress(epoch, train_bits[-1], dev_bits[-1])
+        improvement = best_bits - dev_bits[-1]
+        if dev_bits[-1] < best_bits:
+            best_bits, best_state = dev_bits[-1], copy.deepcopy(model.state_dict())
+        stalled = stalled + 1 if improvement < tolerance_bits else 0
+        if stalled >= patience:
+            converged = True
+            break
+    model.load_state_dict(best_state)
+    return TrainingResult(epoch, train_bits, dev_bits, time.perf_counter() - started, converged)

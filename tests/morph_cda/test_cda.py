@@ -1,0 +1,121 @@
+"""The whole pipeline on hand-made trees: intervention, MAP tags, reinflection, surface."""
+
+import json
+
+import pytest
+
+from cdaflow.cli import main
+from cdaflow.io.conllu import parse_conllu_string, words
+from cdaflow.morph_cda.cda import (
+    CounterfactualGenerator,
+    Gazetteer,
+    Intervention,
+    interventions_for,
+    load_model,
+    save_model,
+)
+from cdaflow.morph_cda.model import AgreementMRF
+from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
+from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+
+# Feminine and masculine forms the lexicon learns from.
+LEXICON = """# text = La ingeniera alemana es experta y la niña es alta.
+1\tLa\tel\tDET\t_\tGender=Fem|Number=Sing\t2\tdet\t_\t_
+2\tingeniera\tingeniero\tNOUN\t_\tGender=Fem|Number=Sing\t5\tnsubj\t_\t_
+3\talemana\talemán\tADJ\t_\tGender=Fem|Number=Sing\t2\tamod\t_\t_
+4\tes\tser\tAUX\t_\tNumber=Sing|Person=3\t5\tcop\t_\t_
+5\texperta\texperto\tADJ\t_\tGender=Fem|Number=Sing\t0\troot\t_\t_
+6\ty\ty\tCCONJ\t_\t_\t11\tcc\t_\t_
+7\tla\tel\tDET\t_\tGender=Fem|Number=Sing\t8\tdet\t_\t_
+8\tniña\tniño\tNOUN\t_\tGender=Fem|Number=Sing\t11\tnsubj\t_\t_
+9\tes\tser\tAUX\t_\tNumber=Sing|Person=3\t11\tcop\t_\t_
+10\tel\tel\tDET\t_\tGender=Masc|Number=Sing\t11\tdet\t_\t_
+11\talto\talto\tADJ\t_\tGender=Masc|Number=Sing\t5\tconj\t_\t_
+
+"""
+
+
+@pytest.fixture(scope="module")
+def reinflector():
+    sentences = parse_conllu_string(LEXICON)
+    return Reinflector.train(examples_from_sentences(sentences), epochs=1, batch_size=4, seed=0)
+
+
+@pytest.fixture
+def generator(spanish, reinflector):
+    inventory = TagInventory.from_tags(
+        tag_from_feats(w["feats"]) for s in [*spanish, *parse_conllu_string(LEXICON)] for w in words(s)
+    )
+    return CounterfactualGenerator(AgreementMRF(inventory, "base", "es"), reinflector, "es", log_alpha=1.0)
+
+
+def test_paper_figure_1(spanish, generator):
+    noun = Intervention(1, ("Gender=Fem", "Number=Sing"), form="ingeniera")
+    (result,) = generator.generate([spanish[0]], [[noun]])
+    assert result.counterfactual == "La ingeniera alemana es muy experta."
+    assert result.changed == [0, 1, 2, 5]
+
+
+def test_contraction_is_rebuilt(spanish, generator):
+    # Make "pueblo" feminine: "del" must become "de la".
+    noun = Intervention(6, ("Gender=Fem", "Number=Sing"), form="pueblita")
+    (result,) = generator.generate([spanish[1]], [[noun]])
+    assert result.counterfactual == "Vi a la niña de la pueblita."
+
+
+def test_batched_equals_one_at_a_time(spanish, generator):
+    groups = [[Intervention(1, ("Gender=Fem", "Number=Sing"), form="ingeniera")],
+              [Intervention(3, ("Gender=Masc", "Number=Sing"), form="niño")]]
+    together = generator.generate(spanish, groups)
+    alone = [generator.generate([s], [g])[0] for s, g in zip(spanish, groups)]
+    assert [r.counterfactual for r in together] == [r.counterfactual for r in alone]
+    assert together[1].counterfactual == "Vi al niño del pueblo."
+
+
+def test_gazetteer_formats(tmp_path):
+    ours = tmp_path / "ours.tsv"
+    ours.write_text("# note\nmasculine\tfeminine\tenglish\ningeniero\tingeniera\tengineer\n", encoding="utf-8")
+    bias_cda = tmp_path / "spanish.tsv"
+    bias_cda.write_text("english\tfem\tmasc\ndancer\tbailarina\tbailarín\n", encoding="utf-8")
+    french = tmp_path / "french.tsv"
+    french.write_text("student\tétudiante\tétudiant\r\n", encoding="utf-8")
+    assert Gazetteer.read(ours).to_fem == {"ingeniero": "ingeniera"}
+    assert Gazetteer.read(bias_cda).to_masc == {"bailarina": "bailarín"}
+    assert Gazetteer.read(french).to_fem == {"étudiant": "étudiante"}
+
+
+def test_interventions_follow_the_direction(spanish, generator):
+    gazetteer = Gazetteer({"ingeniero": "ingeniera", "niño": "niña"}, {"ingeniera": "ingeniero", "niña": "niño"})
+    assert [i.form for i in interventions_for(spanish[0], gazetteer, generator, "flip")] == ["ingeniera"]
+    assert interventions_for(spanish[0], gazetteer, generator, "to-masc") == []
+    assert [i.form for i in interventions_for(spanish[1], gazetteer, generator, "to-masc")] == ["niño"]
+    with pytest.raises(ValueError, match="unknown direction"):
+        interventions_for(spanish[0], gazetteer, generator, "sideways")
+
+
+def test_saved_model_runs_from_the_cli(spanish, generator, reinflector, tmp_path, capsys):
+    reinflector_dir = tmp_path / "reinflection"
+    reinflector.save(reinflector_dir)
+    gazetteer = tmp_path / "g.tsv"
+    gazetteer.write_text("masculine\tfeminine\tenglish\ningeniero\tingeniera\tengineer\n", encoding="utf-8")
+    save_model(tmp_path / "model", generator.mrf, reinflector_dir, gazetteer, 1.0)
+    loaded, _ = load_model(tmp_path / "model")
+    assert loaded.log_alpha == 1.0 and loaded.lang == "es"
+    conllu = tmp_path / "in.conllu"
+    conllu.write_text("".join(s.serialize() for s in spanish), encoding="utf-8")
+    args = ["cda", "--lang", "es", "--model", str(tmp_path / "model"), "--format", "conllu", "--input", str(conllu)]
+    assert main(args) == 0
+    first, second = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert first["counterfactual"] == "La ingeniera alemana es muy experta."
+    assert {c["to"] for c in first["changed"]} == {"La", "ingeniera", "alemana", "experta"}
+    assert second["counterfactual"] is None  # no gazetteer noun
+
+
+def test_cli_errors(tmp_path, capsys):
+    assert main(["cda", "--lang", "es", "--model", str(tmp_path / "absent")]) == 2
+    assert "model folder not found" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["cda", "--lang", "es", "--model", str(tmp_path / "empty")]) == 2
+    assert "not a cdaflow CDA model" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["cda", "--lang", "xx", "--model", str(tmp_path)])

@@ -1,0 +1,68 @@
+"""Train one MRF parameterization (rule morph_cda_train_mrf)."""
+
+import json
+from pathlib import Path
+
+import torch
+
+from cdaflow.io.conllu import read_conllu, words
+from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches, train
+from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.runtime import rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    torch.set_num_threads(smk.threads)
+    settings = smk.params.settings
+    features = tuple(smk.params.features)
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    train_trees = list(read_conllu(smk.input.train))
+    dev_trees = list(read_conllu(smk.input.dev))
+    inventory = TagInventory.from_tags(
+        (tag_from_feats(w["feats"], features) for s in train_trees for w in words(s)), features
+    )
+    log.info(
+        "%d training trees, %d dev trees, %d tags over %d subtags",
+        len(train_trees),
+        len(dev_trees),
+        inventory.size,
+        len(inventory.subtags),
+    )
+    model = AgreementMRF(
+        inventory, smk.wildcards.param, smk.wildcards.lang, n1=settings["n1"], n2=settings["n2"]
+    ).to(device)
+    train_batches = make_batches([encode(s, inventory) for s in train_trees], settings["batch_size"], device)
+    dev_batches = make_batches([encode(s, inventory) for s in dev_trees], settings["batch_size"], device)
+    result = train(
+        model,
+        train_batches,
+        dev_batches,
+        lr=settings["lr"],
+        weight_decay=settings["weight_decay"],
+        tolerance_bits=settings["tolerance_bits"],
+        max_epochs=settings["max_epochs"],
+        patience=settings["patience"],
+        seed=smk.params.seed,
+        progress=lambda epoch, tr, dv: log.info("epoch %d: train %.4f bits, dev %.4f bits", epoch, tr, dv),
+    )
+    log.info(
+        "%s after %d epochs (%.1f s)",
+        "converged" if result.converged else "stopped at max_epochs",
+        result.epochs,
+        result.seconds,
+    )
+    model.cpu().save(
+        Path(smk.output[0]),
+        extra={
+            "training": {
+                "epochs": result.epochs,
+                "converged": result.converged,
+                "seconds": round(result.seconds, 2),
+                "train_bits": result.train_bits,
+                "dev_bits": result.dev_bits,
+                "settings": settings,
+                "seed": smk.params.seed,
+            }
+        },
+    )
+    log.info("saved %s", json.dumps({"epochs": result.epochs, "dev_bits": result.dev_bits[-1]}))
