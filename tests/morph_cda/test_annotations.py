@@ -12,7 +12,10 @@ def write(tmp_path, *rows):
 
 
 def test_read_and_join(tmp_path, spanish):
-    path = write(tmp_path, "tb\ttest\tfig2\ttest\t2:ingeniero>ingeniera\t1:El>La;3:alemán>alemana;6:experto>experta\t\n")
+    path = write(
+        tmp_path,
+        "tb\ttest\tfig2\ttest\t2:ingeniero>ingeniera\t1:El>La;3:alemán>alemana;6:experto>experta\t\n",
+    )
     (annotation,) = read_annotations(path)
     assert annotation.noun.new == "ingeniera" and len(annotation.changes) == 3
     (joined,) = join([annotation], {("tb", "test", "fig2"): spanish[0]})
@@ -46,7 +49,10 @@ def test_bad_header(tmp_path):
     ("row", "message"),
     [
         ("tb\ttest\tnope\ttest\t2:ingeniero>ingeniera\t\t\n", "field sent_id: 'nope' not found in tb/test"),
-        ("tb\ttest\tfig2\ttest\t2:ingeniera>ingeniero\t\t\n", "field noun: word 2 is 'ingeniero' in the treebank, not 'ingeniera'"),
+        (
+            "tb\ttest\tfig2\ttest\t2:ingeniera>ingeniero\t\t\n",
+            "field noun: word 2 is 'ingeniero' in the treebank, not 'ingeniera'",
+        ),
         ("tb\ttest\tfig2\ttest\t2:ingeniero>ingeniera\t9:x>y\t\n", "field changes: word 9 out of range 1..7"),
     ],
 )

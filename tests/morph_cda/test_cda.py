@@ -64,8 +64,10 @@ def test_contraction_is_rebuilt(spanish, generator):
 
 
 def test_batched_equals_one_at_a_time(spanish, generator):
-    groups = [[Intervention(1, ("Gender=Fem", "Number=Sing"), form="ingeniera")],
-              [Intervention(3, ("Gender=Masc", "Number=Sing"), form="niño")]]
+    groups = [
+        [Intervention(1, ("Gender=Fem", "Number=Sing"), form="ingeniera")],
+        [Intervention(3, ("Gender=Masc", "Number=Sing"), form="niño")],
+    ]
     together = generator.generate(spanish, groups)
     alone = [generator.generate([s], [g])[0] for s, g in zip(spanish, groups)]
     assert [r.counterfactual for r in together] == [r.counterfactual for r in alone]
@@ -74,7 +76,9 @@ def test_batched_equals_one_at_a_time(spanish, generator):
 
 def test_gazetteer_formats(tmp_path):
     ours = tmp_path / "ours.tsv"
-    ours.write_text("# note\nmasculine\tfeminine\tenglish\ningeniero\tingeniera\tengineer\n", encoding="utf-8")
+    ours.write_text(
+        "# note\nmasculine\tfeminine\tenglish\ningeniero\tingeniera\tengineer\n", encoding="utf-8"
+    )
     bias_cda = tmp_path / "spanish.tsv"
     bias_cda.write_text("english\tfem\tmasc\ndancer\tbailarina\tbailarín\n", encoding="utf-8")
     french = tmp_path / "french.tsv"
@@ -85,7 +89,9 @@ def test_gazetteer_formats(tmp_path):
 
 
 def test_interventions_follow_the_direction(spanish, generator):
-    gazetteer = Gazetteer({"ingeniero": "ingeniera", "niño": "niña"}, {"ingeniera": "ingeniero", "niña": "niño"})
+    gazetteer = Gazetteer(
+        {"ingeniero": "ingeniera", "niño": "niña"}, {"ingeniera": "ingeniero", "niña": "niño"}
+    )
     assert [i.form for i in interventions_for(spanish[0], gazetteer, generator, "flip")] == ["ingeniera"]
     assert interventions_for(spanish[0], gazetteer, generator, "to-masc") == []
     assert [i.form for i in interventions_for(spanish[1], gazetteer, generator, "to-masc")] == ["niño"]
@@ -103,7 +109,17 @@ def test_saved_model_runs_from_the_cli(spanish, generator, reinflector, tmp_path
     assert loaded.log_alpha == 1.0 and loaded.lang == "es"
     conllu = tmp_path / "in.conllu"
     conllu.write_text("".join(s.serialize() for s in spanish), encoding="utf-8")
-    args = ["cda", "--lang", "es", "--model", str(tmp_path / "model"), "--format", "conllu", "--input", str(conllu)]
+    args = [
+        "cda",
+        "--lang",
+        "es",
+        "--model",
+        str(tmp_path / "model"),
+        "--format",
+        "conllu",
+        "--input",
+        str(conllu),
+    ]
     assert main(args) == 0
     first, second = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert first["counterfactual"] == "La ingeniera alemana es muy experta."

@@ -7,10 +7,15 @@ from cdaflow.morph_cda.evaluation import Scores, evaluate_swap, score_sentence
 @pytest.fixture
 def annotation(spanish):
     return Annotation(
-        "tb", "test", "fig2", "test",
+        "tb",
+        "test",
+        "fig2",
+        "test",
         Change(2, "ingeniero", "ingeniera"),
         (Change(1, "El", "La"), Change(3, "alemán", "alemana"), Change(6, "experto", "experta")),
-        "", "x.tsv:2", spanish[0],
+        "",
+        "x.tsv:2",
+        spanish[0],
     )
 
 

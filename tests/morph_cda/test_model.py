@@ -23,7 +23,10 @@ def test_training_decreases_the_loss(spanish, parameterization):
     before = mean_bits(model, batches)
     result = train(model, batches, batches, lr=0.05, max_epochs=15, seed=1)
     assert result.dev_bits[-1] < before - 1.0
-    assert result.train_bits == sorted(result.train_bits, reverse=True) or result.train_bits[-1] < result.train_bits[0]
+    assert (
+        result.train_bits == sorted(result.train_bits, reverse=True)
+        or result.train_bits[-1] < result.train_bits[0]
+    )
 
 
 def test_nll_is_log_z_minus_gold_score_and_positive(spanish):
@@ -69,7 +72,9 @@ def test_intervention_holds_all_but_gender_fixed(spanish):
     for b, sentence in enumerate(spanish):
         for i, _ in enumerate(words(sentence)):
             old, new = inventory.tags[int(batch.tags[b, i])], inventory.tags[int(tags[b, i])]
-            assert [s for s in old if not s.startswith("Gender")] == [s for s in new if not s.startswith("Gender")]
+            assert [s for s in old if not s.startswith("Gender")] == [
+                s for s in new if not s.startswith("Gender")
+            ]
 
 
 def test_large_alpha_changes_nothing_but_the_noun(spanish):

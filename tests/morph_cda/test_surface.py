@@ -12,7 +12,9 @@ def test_contraction_tables():
 
 
 def test_match_case():
-    assert match_case("El", "la") == "La" and match_case("EL", "la") == "LA" and match_case("el", "la") == "la"
+    assert (
+        match_case("El", "la") == "La" and match_case("EL", "la") == "LA" and match_case("el", "la") == "la"
+    )
 
 
 def test_spanish_del_becomes_de_la(spanish):

@@ -17,7 +17,11 @@ def test_flip_gender():
 
 def test_feats_with_tag_replaces_agreement_features_only():
     feats = {"Definite": "Def", "Gender": "Masc", "Number": "Sing"}
-    assert feats_with_tag(feats, ("Gender=Fem", "Number=Sing")) == {"Definite": "Def", "Gender": "Fem", "Number": "Sing"}
+    assert feats_with_tag(feats, ("Gender=Fem", "Number=Sing")) == {
+        "Definite": "Def",
+        "Gender": "Fem",
+        "Number": "Sing",
+    }
 
 
 def test_inventory_multi_hot_variants_and_nearest():
