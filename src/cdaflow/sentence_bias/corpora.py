@@ -1,0 +1,287 @@
+"""Fairer SNLI corpora by data subtraction and data augmentation (Dolci et al. 2023, §4.2).
+
+* :func:`pair_scores`: one score per sentence pair, the larger of the premise's and the hypothesis's absolute
+  *bias score* (Eq. 3), "in order to discard entries for which at least one of the two scores is too large".
+* :func:`thresholds`: the 97th, 95th, 93rd and 90th percentiles of those scores (Sub97 ... Sub90, Aug97 ... Aug90).
+* :func:`subtract`: drop the pairs scoring above a threshold. :func:`augment`: duplicate them once, gender-swapped
+  in both sentences, unless neither sentence has a gender word (§4.2.2).
+* :func:`resplit`: shuffle and split into train / dev / test with 10k dev and 10k test pairs in the paper.
+* :func:`score_histogram`: Fig. 5 (the score distribution with the percentile thresholds as red lines).
+
+Pairs are any objects with ``premise``, ``hypothesis`` and ``label`` attributes; :class:`Pair` is the one defined
+here. Augmented duplicates are made with :func:`dataclasses.replace` when the input pair is a dataclass (so other
+fields are kept), else as :class:`Pair`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+import numpy as np
+
+__all__ = [
+    "PAPER_PERCENTILES",
+    "AugmentCounts",
+    "Pair",
+    "Split",
+    "augment",
+    "pair_scores",
+    "resplit",
+    "score_histogram",
+    "subtract",
+    "thresholds",
+]
+
+#: The four thresholds of the paper (Sub97/Aug97 ... Sub90/Aug90).
+PAPER_PERCENTILES: tuple[int, ...] = (97, 95, 93, 90)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One NLI entry: premise, hypothesis and gold label."""
+
+    premise: str
+    hypothesis: str
+    label: str
+
+
+class _PairLike(Protocol):
+    premise: str
+    hypothesis: str
+    label: str
+
+
+class _SwapperLike(Protocol):
+    def swap(self, sentence: str) -> tuple[str, int]: ...
+
+
+P = TypeVar("P", bound=_PairLike)
+
+
+def _scores_1d(values: Any, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if np.isnan(array).any():
+        raise ValueError(f"{name} contains NaN (score every sentence, e.g. 0 for a sentence with no known word)")
+    return array
+
+
+def pair_scores(premise_scores: Any, hypothesis_scores: Any) -> np.ndarray:
+    """Per pair, ``max(premise score, hypothesis score)`` of the absolute bias scores (Eq. 3, non-negative).
+
+    Raises ``ValueError`` on different lengths, NaN, or negative values (a negative score means the signed
+    Eq. 2 score was passed: its absolute value is not the Eq. 3 score).
+    """
+    premise = _scores_1d(premise_scores, "premise_scores")
+    hypothesis = _scores_1d(hypothesis_scores, "hypothesis_scores")
+    if premise.shape != hypothesis.shape:
+        raise ValueError(f"{premise.size} premise scores but {hypothesis.size} hypothesis scores")
+    if (premise < 0).any() or (hypothesis < 0).any():
+        raise ValueError("bias scores must be the absolute scores of Eq. 3 (non-negative)")
+    return np.maximum(premise, hypothesis)
+
+
+def thresholds(scores: Any, percentiles: Sequence[float] = PAPER_PERCENTILES) -> dict[float, float]:
+    """``{percentile: score at that percentile}``.
+
+    Computed with :func:`numpy.percentile` and ``method="linear"`` (numpy's default; Hyndman & Fan type 7):
+    the value at fractional rank ``p/100 * (n-1)`` of the sorted scores, interpolated linearly between the two
+    nearest scores. With the rule "drop scores above the threshold", about ``100-p`` % of the pairs are dropped
+    (exactly, up to ties, when ``p/100 * (n-1)`` is an integer).
+    """
+    array = _scores_1d(scores, "scores")
+    if array.size == 0:
+        raise ValueError("no scores")
+    qs = list(percentiles)
+    for q in qs:
+        if not 0 <= q <= 100:
+            raise ValueError(f"percentile {q} is outside [0, 100]")
+    values = np.percentile(array, qs, method="linear")
+    return {q: float(v) for q, v in zip(qs, values)}
+
+
+def _check_lengths(pairs: Sequence[Any], scores: Any) -> np.ndarray:
+    array = _scores_1d(scores, "scores")
+    if len(pairs) != array.size:
+        raise ValueError(f"{len(pairs)} pairs but {array.size} scores")
+    return array
+
+
+def subtract(pairs: Sequence[P], scores: Any, threshold: float) -> list[P]:
+    """The pairs whose score is not above ``threshold`` (``score <= threshold``), in their original order."""
+    array = _check_lengths(pairs, scores)
+    return [pair for pair, score in zip(pairs, array) if not score > threshold]
+
+
+@dataclass(frozen=True)
+class AugmentCounts:
+    """What :func:`augment` did.
+
+    ``n_input``: pairs in; ``n_above``: pairs scoring above the threshold; ``n_duplicated``: those duplicated
+    (``n_above - n_no_gender``); ``n_no_gender``: pairs above the threshold with no gender word in either sentence
+    (not duplicated); ``n_output``: pairs out (``n_input + n_duplicated``); ``n_words_swapped``: tokens replaced
+    in all duplicates.
+    """
+
+    n_input: int
+    n_above: int
+    n_duplicated: int
+    n_no_gender: int
+    n_output: int
+    n_words_swapped: int
+
+    @property
+    def duplicated_fraction(self) -> float:
+        """Share of the above-threshold pairs that were duplicated (about 0.6 on SNLI in the paper)."""
+        return self.n_duplicated / self.n_above if self.n_above else 0.0
+
+
+def _with_sentences(pair: Any, premise: str, hypothesis: str) -> Any:
+    if dataclasses.is_dataclass(pair) and not isinstance(pair, type):
+        return dataclasses.replace(pair, premise=premise, hypothesis=hypothesis)
+    return Pair(premise, hypothesis, pair.label)
+
+
+def augment(
+    pairs: Sequence[P], scores: Any, threshold: float, swapper: _SwapperLike
+) -> tuple[list[Any], AugmentCounts]:
+    """Gender-swapping augmentation (§4.2.2): ``(new corpus, counts)``.
+
+    Every pair scoring above ``threshold`` (``score > threshold``) is followed, in the output, by one
+    duplicate in which both premise and hypothesis are gender-swapped with ``swapper`` (a
+    :class:`~cdaflow.sentence_bias.swap.Swapper`); the label is kept. A pair where neither sentence has a
+    gender word (the swapper replaces nothing) is not duplicated. Each pair is duplicated at most once.
+    """
+    array = _check_lengths(pairs, scores)
+    out: list[Any] = []
+    n_above = n_dup = n_words = 0
+    for pair, score in zip(pairs, array):
+        out.append(pair)
+        if not score > threshold:
+            continue
+        n_above += 1
+        premise, n_p = swapper.swap(pair.premise)
+        hypothesis, n_h = swapper.swap(pair.hypothesis)
+        if n_p + n_h == 0:
+            continue
+        out.append(_with_sentences(pair, premise, hypothesis))
+        n_dup += 1
+        n_words += n_p + n_h
+    counts = AugmentCounts(
+        n_input=len(pairs),
+        n_above=n_above,
+        n_duplicated=n_dup,
+        n_no_gender=n_above - n_dup,
+        n_output=len(out),
+        n_words_swapped=n_words,
+    )
+    return out, counts
+
+
+class Split(NamedTuple):
+    """A train / dev / test split."""
+
+    train: list[Any]
+    dev: list[Any]
+    test: list[Any]
+
+
+def resplit(pairs: Sequence[P], dev_size: int = 10_000, test_size: int = 10_000, seed: int = 0) -> Split:
+    """Shuffle ``pairs`` with a fixed seed and split them: ``dev_size`` dev, ``test_size`` test, the rest train.
+
+    The permutation is ``numpy.random.default_rng(seed).permutation(len(pairs))``; its first ``dev_size``
+    indices are the dev set, the next ``test_size`` the test set, the remaining ones the training set (each set
+    in permutation order). Raises ``ValueError`` when fewer than ``dev_size + test_size + 1`` pairs are given
+    (no training pair would be left).
+    """
+    for name, size in (("dev_size", dev_size), ("test_size", test_size)):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+            raise ValueError(f"{name} must be a non-negative integer, not {size!r}")
+    n = len(pairs)
+    if n < dev_size + test_size + 1:
+        raise ValueError(
+            f"corpus too small to resplit: {n} pairs, but dev_size + test_size = {dev_size + test_size} "
+            "leaves no training pair"
+        )
+    order = np.random.default_rng(seed).permutation(n)
+    dev = [pairs[i] for i in order[:dev_size]]
+    test = [pairs[i] for i in order[dev_size : dev_size + test_size]]
+    train = [pairs[i] for i in order[dev_size + test_size :]]
+    return Split(train=train, dev=dev, test=test)
+
+
+def score_histogram(
+    scores: Any,
+    threshold_values: Mapping[float, float] | Sequence[float],
+    path: str | os.PathLike[str],
+    *,
+    bins: int = 100,
+    log: bool = False,
+    title: str | None = "Bias score distribution",
+) -> Path:
+    """Write Fig. 5 as a PNG: histogram of ``scores`` and a red vertical line at each threshold.
+
+    ``threshold_values`` is the dict of :func:`thresholds` (lines labelled with the percentile) or plain values.
+    Renders with matplotlib's Agg canvas (no pyplot, no global backend change) into a temporary file in the
+    target folder, then renames it into place, so readers never see a partial PNG. Returns the path.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    array = _scores_1d(scores, "scores")
+    if isinstance(threshold_values, Mapping):
+        lines = [(float(v), f"{_ordinal(q)} percentile") for q, v in threshold_values.items()]
+    else:
+        lines = [(float(v), None) for v in threshold_values]
+
+    figure = Figure(figsize=(7, 4))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.hist(array, bins=bins, color="tab:blue", log=log)
+    for value, label in lines:
+        axes.axvline(value, color="red", linewidth=1)
+        if label:
+            axes.annotate(
+                label,
+                xy=(value, 1.0),
+                xycoords=("data", "axes fraction"),
+                rotation=90,
+                ha="right",
+                va="top",
+                fontsize=7,
+                color="red",
+            )
+    axes.set_xlabel("bias score (max of premise and hypothesis)")
+    axes.set_ylabel("sentence pairs")
+    if title:
+        axes.set_title(title)
+    figure.tight_layout()
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(temp, "wb") as stream:
+            figure.savefig(stream, format="png", dpi=150)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _ordinal(q: float) -> str:
+    number = int(q) if float(q).is_integer() else q
+    if isinstance(number, int):
+        suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+        return f"{number}{suffix}"
+    return f"{number}th"
