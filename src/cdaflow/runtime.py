@@ -66,3 +66,12 @@ def rule_context(smk: Any, seed: int | None = None) -> Iterator[logging.Logger]:
         rule_log.exception("rule %s failed", smk.rule)
         raise
     rule_log.info("rule %s done in %.1f s", smk.rule, time.perf_counter() - started)
+
+
+def input_path(inputs: Any, member: str | None = None) -> Path | None:
+    """The file a rule reads from a config `file_ref`: its input (a path, or an acquired dataset
+    folder) joined with the member inside the folder. None when the reference is absent."""
+    paths = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
+    if not paths:
+        return None
+    return Path(paths[0]) / member if member else Path(paths[0])

@@ -103,6 +103,20 @@ def test_demo_end_to_end(tmp_path):
         assert float(table["LIN"]["tag_f1"]) > float(table["SWAP"]["tag_f1"]) == 0
         assert (copy / f"results/morph_cda/{lang}/models/lin/cda.json").exists()
         assert "**" in (copy / f"results/morph_cda/{lang}/examples.md").read_text()
+    sb = copy / "results/sentence_bias"
+    models = read_tsv(sb / "models.tsv")
+    assert [m["model"] for m in models] == [
+        "original", "sub97", "sub95", "sub93", "sub90", "aug97", "aug95", "aug93", "aug90", "hard_debias",
+    ]
+    corpora = {row["corpus"]: row for row in read_tsv(sb / "corpora.tsv")}
+    assert int(corpora["sub90"]["pairs"]) < int(corpora["sub97"]["pairs"]) < int(corpora["aug97"]["pairs"])
+    seat = read_tsv(sb / "seat.tsv")
+    assert {row["test"] for row in seat} == {"C6", "C7", "C8"} and all(row["effect_size"] for row in seat)
+    senteval = read_tsv(sb / "senteval.tsv")
+    assert {row["status"] for row in senteval if row["task"] == "MRPC"} == {"missing"}
+    assert all(float(row["score"]) > 0 for row in senteval if row["status"] == "ok")
+    table3 = read_tsv(sb / "table3_top_sentences.tsv")
+    assert [row["direction"] for row in table3] == ["female"] * 5 + ["male"] * 5
     # Nothing to do on a second run: outputs are complete and up to date.
     again = snakemake("-n", "--cores", "2", cwd=copy)
     assert again.returncode == 0

@@ -63,16 +63,6 @@ def annotated_split_files(lang):
         return sorted({f"results/common/treebanks/{r['treebank']}/{r['file_split']}.conllu" for r in rows})
 
 
-def gazetteer_input(lang):
-    ref = MORPH["languages"][lang]["gazetteer"]
-    return ref["path"] if "path" in ref else dataset_dir(ref["dataset"])
-
-
-def gazetteer_file(lang):
-    ref = MORPH["languages"][lang]["gazetteer"]
-    return ref["path"] if "path" in ref else f"{dataset_dir(ref['dataset'])}/{ref['file']}"
-
-
 def morph_cda_targets():
     return [
         f"results/morph_cda/{lang}/{name}"
@@ -81,11 +71,54 @@ def morph_cda_targets():
     ]
 
 
+# -- Study D (sentence_bias) ----------------------------------------------------------
+SB = config["studies"]["sentence_bias"]
+SB_OUT = "results/sentence_bias"
+
+
+def file_ref_input(ref):
+    """The input behind a `file_ref` (its local path, or its acquired dataset folder)."""
+    if not ref or "package" in ref:
+        return []
+    return [ref["path"]] if "path" in ref else [dataset_dir(ref["dataset"])]
+
+
+def file_ref_member(ref):
+    """The part of a `file_ref` inside its dataset folder (None: the folder or path itself)."""
+    return (ref or {}).get("file") if "dataset" in (ref or {}) else None
+
+
+def sb_corpora():
+    """Training corpora: the original SNLI, then SubNN and AugNN for each percentile."""
+    percentiles = [int(p) if float(p).is_integer() else p for p in SB["percentiles"]]
+    return ["original"] + [f"{kind}{p}" for kind in ("sub", "aug") for p in percentiles]
+
+
+def sb_models():
+    return sb_corpora() + (["hard_debias"] if SB["hard_debias"] else [])
+
+
+def sentence_bias_targets():
+    return [
+        f"{SB_OUT}/{name}"
+        for name in (
+            "gender_direction.tsv",
+            "gender_words_counts.tsv",
+            "table2_example.tsv",
+            "table3_top_sentences.tsv",
+            "corpora.tsv",
+            "seat.tsv",
+            "senteval.tsv",
+            "models.tsv",
+        )
+    ]
+
+
 # Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds
 # its tables and figures here.
 STUDY_TARGETS = {
     "morph_cda": morph_cda_targets,
-    "sentence_bias": lambda: [],
+    "sentence_bias": sentence_bias_targets,
     "regender": lambda: [],
     "gap_subjective": lambda: [],
 }

@@ -94,7 +94,7 @@ rule morph_cda_evaluate:
         annotated=rules.morph_cda_prepare.output.annotated,
         train=rules.morph_cda_prepare.output.train,
         annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
-        gazetteer=lambda wc: gazetteer_input(wc.lang),
+        gazetteer=lambda wc: file_ref_input(MORPH["languages"][wc.lang]["gazetteer"]),
     output:
         table=report(
             "results/morph_cda/{lang}/intrinsic.tsv",
@@ -117,7 +117,7 @@ rule morph_cda_evaluate:
         params=MORPH["parameterizations"],
         grid=MORPH["log_alpha_grid"],
         features=MORPH["features"],
-        gazetteer=lambda wc: gazetteer_file(wc.lang),
+        gazetteer_member=lambda wc: file_ref_member(MORPH["languages"][wc.lang]["gazetteer"]),
         seed=config["seed"],
         scale=config["scale"],
     threads: config["compute"]["threads"]

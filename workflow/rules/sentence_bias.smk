@@ -1,3 +1,206 @@
-# Study D (Dolci et al. 2023): bias score for sentence encoders.
-# Logic: src/cdaflow/sentence_bias/; targets: STUDY_TARGETS["sentence_bias"] in helpers.smk. The study's rules
-# arrive with its issue.
+# Study D (Dolci et al. 2023): the bias score of sentence encoders, SNLI reshaped by it,
+# InferSent retrained on each corpus, SEAT and SentEval. Logic: src/cdaflow/sentence_bias/.
+
+
+rule sb_vectors:
+    """GloVe vectors, converted once to a memory-mapped matrix (or the offline package's)."""
+    input:
+        source=file_ref_input(SB.get("vectors")),
+    output:
+        directory(f"{SB_OUT}/vectors"),
+    log:
+        "logs/sentence_bias/vectors.log",
+    benchmark:
+        "results/benchmarks/sentence_bias/vectors.tsv"
+    params:
+        spec=SB.get("vectors"),
+        member=file_ref_member(SB.get("vectors")),
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/sb_vectors.py"
+
+
+rule sb_gender_words:
+    """The gender word list L (§3.3): gendered nouns in all forms plus SSA given names."""
+    input:
+        debiaswe=file_ref_input(SB.get("debiaswe")),
+        gn_glove=file_ref_input(SB.get("gn_glove")),
+        ssa=file_ref_input(SB.get("ssa_names")),
+    output:
+        words=f"{SB_OUT}/gender_words.txt",
+        counts=report(f"{SB_OUT}/gender_words_counts.tsv", caption="../report/sb_gender_words.rst", category="Study D: sentence bias"),
+    log:
+        "logs/sentence_bias/gender_words.log",
+    params:
+        members={name: file_ref_member(SB.get(key)) for name, key in (("debiaswe", "debiaswe"), ("gn_glove", "gn_glove"), ("ssa", "ssa_names"))},
+        top=SB["names_in_list"],
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/sb_gender_words.py"
+
+
+rule sb_gender_direction:
+    """The gender direction (§3.2): PCA over the paper's 10 pairs, checked against the equalize pairs."""
+    input:
+        vectors=f"{SB_OUT}/vectors",
+        debiaswe=file_ref_input(SB.get("debiaswe")),
+    output:
+        direction=f"{SB_OUT}/gender_direction.npy",
+        table=report(f"{SB_OUT}/gender_direction.tsv", caption="../report/sb_gender_direction.rst", category="Study D: sentence bias"),
+        plot=report(f"{SB_OUT}/gender_direction.png", caption="../report/sb_gender_direction.rst", category="Study D: sentence bias"),
+    log:
+        "logs/sentence_bias/gender_direction.log",
+    params:
+        member=file_ref_member(SB.get("debiaswe")),
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/sb_gender_direction.py"
+
+
+rule sb_train_infersent:
+    """InferSent (BiLSTM-max) trained on one NLI corpus with the paper's settings (§4.3)."""
+    input:
+        corpus=lambda wc: file_ref_input(SB["snli"]) if wc.model in ("original", "hard_debias") else [f"{SB_OUT}/corpora/{wc.model}"],
+        vectors=f"{SB_OUT}/vectors",
+        direction=f"{SB_OUT}/gender_direction.npy",
+        debiaswe=file_ref_input(SB.get("debiaswe")),
+    output:
+        directory(f"{SB_OUT}/models/{{model}}"),
+    log:
+        "logs/sentence_bias/train_infersent/{model}.log",
+    benchmark:
+        "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
+    params:
+        corpus_member=lambda wc: file_ref_member(SB["snli"]) if wc.model in ("original", "hard_debias") else None,
+        debiaswe_member=file_ref_member(SB.get("debiaswe")),
+        encoder=SB["encoder"],
+        training=SB["training"],
+        seed=config["seed"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/sb_train_infersent.py"
+
+
+rule sb_score_snli:
+    """Bias score of every SNLI training sentence (§3.1, §4.2); Tables 2-3 and Fig. 5."""
+    input:
+        snli=file_ref_input(SB["snli"]),
+        encoder=file_ref_input(SB.get("pretrained_infersent")) or [f"{SB_OUT}/models/original"],
+        direction=f"{SB_OUT}/gender_direction.npy",
+        words=f"{SB_OUT}/gender_words.txt",
+        vectors=f"{SB_OUT}/vectors",
+    output:
+        scores=f"{SB_OUT}/snli_scores.tsv",
+        table2=report(f"{SB_OUT}/table2_example.tsv", caption="../report/sb_tables.rst", category="Study D: sentence bias"),
+        table3=report(f"{SB_OUT}/table3_top_sentences.tsv", caption="../report/sb_tables.rst", category="Study D: sentence bias"),
+        histogram=report(f"{SB_OUT}/fig5_score_histogram.png", caption="../report/sb_tables.rst", category="Study D: sentence bias"),
+    log:
+        "logs/sentence_bias/score_snli.log",
+    benchmark:
+        "results/benchmarks/sentence_bias/score_snli.tsv"
+    params:
+        snli_member=file_ref_member(SB["snli"]),
+        encoder_member=file_ref_member(SB.get("pretrained_infersent")),
+        pretrained=bool(SB.get("pretrained_infersent")),
+        example=SB["example_sentence"],
+        percentiles=SB["percentiles"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/sb_score_snli.py"
+
+
+rule sb_corpora:
+    """SubNN and AugNN corpora (§4.2.1-4.2.2), re-split into train/dev/test."""
+    input:
+        snli=file_ref_input(SB["snli"]),
+        scores=f"{SB_OUT}/snli_scores.tsv",
+        names=file_ref_input(SB.get("ssa_names")),
+    output:
+        corpora=[directory(f"{SB_OUT}/corpora/{name}") for name in sb_corpora() if name != "original"],
+        table=report(f"{SB_OUT}/corpora.tsv", caption="../report/sb_corpora.rst", category="Study D: sentence bias"),
+    log:
+        "logs/sentence_bias/corpora.log",
+    params:
+        snli_member=file_ref_member(SB["snli"]),
+        ssa_member=file_ref_member(SB.get("ssa_names")),
+        names=SB["names_swapped"],
+        percentiles=SB["percentiles"],
+        split=SB["split"],
+        out=lambda wc, output: str(Path(output.table).parent / "corpora"),
+        seed=config["seed"],
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/sb_corpora.py"
+
+
+rule sb_evaluate_model:
+    """SEAT (§5.1.1) and SentEval (§5.1.2) for one trained encoder."""
+    input:
+        model=f"{SB_OUT}/models/{{model}}",
+        vectors=f"{SB_OUT}/vectors",
+        direction=f"{SB_OUT}/gender_direction.npy",
+        debiaswe=file_ref_input(SB.get("debiaswe")),
+        seat=file_ref_input(SB["seat"]["tests"]),
+        senteval=file_ref_input(SB["senteval"]["root"]),
+    output:
+        seat=f"{SB_OUT}/evaluation/{{model}}/seat.tsv",
+        senteval=f"{SB_OUT}/evaluation/{{model}}/senteval.tsv",
+    log:
+        "logs/sentence_bias/evaluate/{model}.log",
+    benchmark:
+        "results/benchmarks/sentence_bias/evaluate/{model}.tsv"
+    params:
+        debiaswe_member=file_ref_member(SB.get("debiaswe")),
+        seat_member=file_ref_member(SB["seat"]["tests"]),
+        seat=SB["seat"],
+        senteval_member=file_ref_member(SB["senteval"]["root"]),
+        tasks=SB["senteval"]["tasks"],
+        seed=config["seed"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/sb_evaluate_model.py"
+
+
+rule sb_tables:
+    """Tables 6-8 (SEAT, SentEval) across all retrained models, Fig. 6, and the models' NLI accuracy."""
+    input:
+        seat=expand(f"{SB_OUT}/evaluation/{{model}}/seat.tsv", model=sb_models()),
+        senteval=expand(f"{SB_OUT}/evaluation/{{model}}/senteval.tsv", model=sb_models()),
+        models=expand(f"{SB_OUT}/models/{{model}}", model=sb_models()),
+    output:
+        seat=report(f"{SB_OUT}/seat.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        senteval=report(f"{SB_OUT}/senteval.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        models=report(f"{SB_OUT}/models.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        figure=report(f"{SB_OUT}/fig6_seat.png", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+    log:
+        "logs/sentence_bias/tables.log",
+    params:
+        models=sb_models(),
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/sb_tables.py"

@@ -12,7 +12,7 @@ from cdaflow.morph_cda.cda import CounterfactualGenerator, save_model
 from cdaflow.morph_cda.evaluation import evaluate, evaluate_swap, example_markdown, tune_log_alpha
 from cdaflow.morph_cda.model import AgreementMRF
 from cdaflow.morph_cda.reinflection import Reinflector
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import input_path, rule_context
 
 # Table 3 of Zmigrod et al. (2019): tag P, R, F1, accuracy and form accuracy.
 PAPER = {
@@ -57,7 +57,7 @@ with rule_context(snakemake) as log:  # noqa: F821
                 Path(f"results/morph_cda/{lang}/models/{name.lower()}"),
                 mrf,
                 Path(smk.input.reinflector),
-                Path(smk.params.gazetteer),
+                input_path(smk.input.gazetteer, smk.params.gazetteer_member),
                 best,
             )
     rows.append({"model": "SWAP", "log_alpha": None} | evaluate_swap(test).as_row())

@@ -31,10 +31,11 @@ rows is done in float64.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["equalize", "gender_direction", "hard_debias", "neutralize"]
+__all__ = ["debiased_vectors", "equalize", "gender_direction", "hard_debias", "neutralize"]
 
 _BLOCK = 65_536
 
@@ -74,7 +75,9 @@ def _normalize_rows_inplace(matrix: np.ndarray, rows: np.ndarray | slice) -> Non
     matrix[rows] = block
 
 
-def _neutralize_inplace(matrix: np.ndarray, index: Mapping[str, int], g: np.ndarray, specific: set[str]) -> None:
+def _neutralize_inplace(
+    matrix: np.ndarray, index: Mapping[str, int], g: np.ndarray, specific: set[str]
+) -> None:
     keep = np.zeros(matrix.shape[0], dtype=bool)
     for word in specific:
         i = index.get(word)
@@ -213,3 +216,18 @@ def hard_debias(
     _neutralize_inplace(out, index, g, set(gender_specific))
     _equalize_inplace(out, index, g, equalize_pairs)
     return out
+
+
+def debiased_vectors(vectors, direction: np.ndarray, debiaswe_dir: str | Path):
+    """A hard-debiased copy of `vectors` with debiaswe's gender-specific and equalize lists (§5.4)."""
+    import json
+
+    from cdaflow.sentence_bias.embeddings import WordVectors
+
+    folder = Path(debiaswe_dir)
+    with open(folder / "gender_specific_full.json", encoding="utf-8") as handle:
+        specific = json.load(handle)
+    with open(folder / "equalize_pairs.json", encoding="utf-8") as handle:
+        pairs = json.load(handle)
+    matrix = hard_debias(np.asarray(vectors.matrix), vectors.words, direction, specific, pairs)
+    return WordVectors(vectors.words, matrix, name=f"{vectors.name}+hard_debias")

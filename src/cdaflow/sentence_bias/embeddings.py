@@ -436,3 +436,38 @@ def read_parquet_strings(path: str | os.PathLike[str], column: str | None = None
     if any(v is None for v in values):
         raise ValueError(f"{path}: column {column or 0} has null values")
     return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
+
+
+# ---------------------------------------------------------------------------------------------
+# The workflow's vectors folder: converted GloVe, or a pointer to an installed package
+# ---------------------------------------------------------------------------------------------
+SOURCE_FILE = "source.json"
+
+
+def prepare_vectors(spec: dict, path: str | os.PathLike[str] | None, out_dir: str | os.PathLike[str]) -> None:
+    """Make `out_dir` loadable by :func:`open_vectors`: convert a GloVe text file (memory-mapped
+    afterwards), or record the installed package that ships the vectors."""
+    import json
+
+    out = Path(out_dir)
+    if "package" in spec:
+        from_kumo_package(spec["package"])  # fail here, with the install hint, if it is missing
+        out.mkdir(parents=True, exist_ok=True)
+        (out / SOURCE_FILE).write_text(json.dumps({"package": spec["package"]}), encoding="utf-8")
+        return
+    if path is None:
+        raise ValueError("vectors: give `package`, or `path`/`dataset`+`file` of a GloVe text file")
+    convert_glove_text(path, out)
+    (out / SOURCE_FILE).write_text(json.dumps({"converted": str(path)}), encoding="utf-8")
+
+
+def open_vectors(directory: str | os.PathLike[str]) -> WordVectors:
+    """Load what :func:`prepare_vectors` wrote (memory-mapped either way)."""
+    import json
+
+    folder = Path(directory)
+    source = folder / SOURCE_FILE
+    if not source.is_file():
+        raise FileNotFoundError(f"{folder}: no {SOURCE_FILE}; not a vectors folder made by the workflow")
+    spec = json.loads(source.read_text(encoding="utf-8"))
+    return from_kumo_package(spec["package"]) if "package" in spec else load_converted(folder)

@@ -420,6 +420,10 @@ class InferSent:
         for code, token in ((-1, BOS), (-2, EOS)):
             if token not in vectors:
                 self._special[token] = code
+        # An uncased vocabulary (GloVe 6B) has no "She": such vectors get lower-cased words, so
+        # capitalised words are not dropped as out-of-vocabulary.
+        words = getattr(vectors, "words", None) or list(self._rows)[:1000]
+        self.lowercase = not any(word[:1].isupper() for word in list(words)[:1000])
         resolved = _resolve_device(device)
         if resolved is not None:
             self.encoder.to(resolved)
@@ -536,6 +540,8 @@ class InferSent:
         ``train_nli.py`` reads SentEval's pre-tokenised SNLI files).
         """
         words = tokenize(sentence) if tokenize_input else sentence.split()
+        if self.lowercase:
+            words = [word.lower() for word in words]
         kept = [word for word in words if word in self.vectors and word not in (BOS, EOS)]
         return [BOS, *kept, EOS]
 

@@ -1,0 +1,65 @@
+"""Train one InferSent on one NLI corpus (rule sb_train_infersent)."""
+
+
+import numpy as np
+import torch
+
+from cdaflow.runtime import input_path, rule_context
+from cdaflow.sentence_bias.debias import debiased_vectors
+from cdaflow.sentence_bias.embeddings import open_vectors
+from cdaflow.sentence_bias.infersent import InferSent
+from cdaflow.sentence_bias.nli import NLINet, evaluate, read_snli, train_nli
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    torch.set_num_threads(smk.threads)
+    model_name = smk.wildcards.model
+    vectors = open_vectors(smk.input.vectors)
+    if model_name == "hard_debias":
+        debiaswe = input_path(smk.input.debiaswe, smk.params.debiaswe_member)
+        vectors = debiased_vectors(vectors, np.load(smk.input.direction), debiaswe)
+        log.info("hard-debiased the word vectors (neutralise + equalise)")
+    folder = input_path(smk.input.corpus, smk.params.corpus_member)
+    train, dev, test = (read_snli(folder / f"snli_1.0_{split}.jsonl") for split in ("train", "dev", "test"))
+    log.info(
+        "%s: %d train, %d dev, %d test pairs from %s", model_name, len(train), len(dev), len(test), folder
+    )
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    encoder_settings, training = smk.params.encoder, smk.params.training
+    infersent = InferSent.build(
+        vectors,
+        encoder_settings["hidden"],
+        zero_pad_in_max=encoder_settings["zero_pad_in_max"],
+        seed=smk.params.seed,
+        device=device,
+    )
+    net = NLINet(infersent, fc_dim=training["fc_dim"], seed=smk.params.seed)
+    history = train_nli(
+        net,
+        train,
+        dev,
+        lr=training["lr"],
+        batch_size=training["batch_size"],
+        decay=training["decay"],
+        shrink=training["shrink"],
+        min_lr=training["min_lr"],
+        max_epochs=training["max_epochs"],
+        seed=smk.params.seed,
+        device=device,
+        log=log,
+    )
+    dev_accuracy, test_accuracy = evaluate(net, dev), evaluate(net, test)
+    log.info("dev accuracy %.4f, test accuracy %.4f", dev_accuracy, test_accuracy)
+    infersent.save(
+        smk.output[0],
+        extra={
+            "model": model_name,
+            "vectors": "hard_debias" if model_name == "hard_debias" else "original",
+            "pairs": {"train": len(train), "dev": len(dev), "test": len(test)},
+            "dev_accuracy": dev_accuracy,
+            "test_accuracy": test_accuracy,
+            "history": history.to_dict(),
+            "training": training,
+            "seed": smk.params.seed,
+        },
+    )
