@@ -8,10 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from cdaflow import __version__
-from cdaflow.commands import cda, datasets, parse
+from cdaflow.commands import cda, datasets, parse, sentence_bias
 
 # Each module adds one subcommand; study issues add theirs here.
-COMMANDS = (parse, datasets, cda)
+COMMANDS = (parse, datasets, cda, sentence_bias)
 
 
 def build_parser() -> argparse.ArgumentParser:

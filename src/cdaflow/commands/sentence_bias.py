@@ -1,0 +1,104 @@
+"""`cdaflow bias-score` and `cdaflow seat`: Study D's tools on any sentences or SEAT tests."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+RESULTS = Path("results/sentence_bias")
+ENCODERS = ("infersent",)
+
+
+def _add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--encoder", choices=ENCODERS, default="infersent")
+    parser.add_argument(
+        "--model", type=Path, required=True, help="e.g. results/sentence_bias/models/original"
+    )
+    parser.add_argument(
+        "--vectors", type=Path, default=RESULTS / "vectors", help="the workflow's vectors folder"
+    )
+    parser.add_argument("--batch-size", type=int, default=128)
+
+
+def add_parser(subcommands: argparse._SubParsersAction) -> None:
+    score = subcommands.add_parser(
+        "bias-score",
+        help="bias score of sentences (Study D)",
+        description=(
+            "Female (eq. 1), male (eq. 2) and absolute (eq. 3) bias score of every input line "
+            "(Dolci et al. 2023), as TSV: sentence, F, M, Abs and the words contributing most."
+        ),
+    )
+    _add_encoder_arguments(score)
+    score.add_argument("--direction", type=Path, default=RESULTS / "gender_direction.npy")
+    score.add_argument(
+        "--words", type=Path, default=RESULTS / "gender_words.txt", help="the gender word list L"
+    )
+    score.add_argument("--input", type=Path, help="one sentence a line (default: standard input)")
+    score.add_argument("--top", type=int, default=3, help="contributing words listed per sentence")
+    score.set_defaults(run=run_bias_score)
+
+    seat = subcommands.add_parser(
+        "seat",
+        help="SEAT effect sizes and p-values (Study D)",
+        description="Run SEAT tests (sent-bias format).",
+    )
+    _add_encoder_arguments(seat)
+    seat.add_argument("--tests", type=Path, required=True, help="folder of sent-weat*.jsonl files")
+    seat.add_argument(
+        "--names", nargs="*", help="tests by name (C6, C6b, ...) or file stem; default: the paper's"
+    )
+    seat.add_argument("--samples", type=int, default=100_000, help="permutation samples")
+    seat.add_argument("--seed", type=int, default=1111)
+    seat.set_defaults(run=run_seat)
+
+
+def _encoder(args: argparse.Namespace):
+    from cdaflow.sentence_bias.embeddings import open_vectors
+    from cdaflow.sentence_bias.infersent import InferSent
+
+    return InferSent.load(args.model, open_vectors(args.vectors))
+
+
+def run_bias_score(args: argparse.Namespace) -> int:
+    import numpy as np
+    import torch
+
+    from cdaflow.sentence_bias.score import bias_scores, word_importance
+    from cdaflow.sentence_bias.wordlist import GenderWordList
+
+    encoder = _encoder(args)
+    encoder.encoder.zero_pad_in_max = False  # single-sentence importance: padding never wins
+    direction = np.load(args.direction)
+    words = GenderWordList.load(args.words)
+    handle = open(args.input, encoding="utf-8") if args.input else sys.stdin
+    sentences = [line.strip() for line in handle if line.strip()]
+    print("sentence\tF\tM\tAbs\ttop_words")
+    for start in range(0, len(sentences), args.batch_size):
+        chunk = sentences[start : start + args.batch_size]
+        _, argmax, tokens = encoder.encode_with_argmax(chunk)
+        importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
+        for sentence, score in zip(chunk, bias_scores(tokens, importance, encoder.vectors, direction, words)):
+            top = sorted(score.words, key=lambda row: -abs(row.weighted))[: args.top]
+            listed = ", ".join(f"{row.word}:{row.weighted:+.4f}" for row in top if row.weighted)
+            print(f"{sentence}\t{score.f:.6f}\t{score.m:.6f}\t{score.abs:.6f}\t{listed}")
+    return 0
+
+
+def run_seat(args: argparse.Namespace) -> int:
+    from cdaflow.sentence_bias.seat import PAPER_TESTS, load_seat_tests
+    from cdaflow.sentence_bias.seat import run_seat as seat
+
+    encoder = _encoder(args)
+    tests = load_seat_tests(args.tests, args.names or PAPER_TESTS)
+    rows = seat(
+        lambda s: encoder.encode(list(s), args.batch_size), tests, n_samples=args.samples, seed=args.seed
+    )
+    print("test\ttarg1\ttarg2\tattr1\tattr2\teffect_size\tp_value\tmethod")
+    for row in rows:
+        print(
+            "\t".join(str(row[k]) for k in ("test", "targ1", "targ2", "attr1", "attr2"))
+            + f"\t{row['effect_size']:.4f}\t{row['p_value']:.4g}\t{row['method']}"
+        )
+    return 0
