@@ -238,7 +238,8 @@ def test_vectors_protocol():
 
 def test_prepare_adds_boundaries_and_drops_oov():
     model = InferSent.build(ToyVectors(WORDS), hidden=6, seed=0)
-    assert model.prepare("A man isn't playing Zebra.") == [BOS, "man", "is", "n't", "playing", ".", EOS]
+    # An uncased vocabulary (GloVe 6B, this toy one) gets lower-cased words: "A" is kept as "a".
+    assert model.prepare("A man isn't playing Zebra.") == [BOS, "a", "man", "is", "n't", "playing", ".", EOS]
     assert model.prepare("Zebra") == [BOS, EOS]
     assert model.prepare("a man .", tokenize_input=False) == [BOS, "a", "man", ".", EOS]
 

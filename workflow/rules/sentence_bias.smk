@@ -65,7 +65,7 @@ rule sb_gender_direction:
 rule sb_train_infersent:
     """InferSent (BiLSTM-max) trained on one NLI corpus with the paper's settings (§4.3)."""
     input:
-        corpus=lambda wc: file_ref_input(SB["snli"]) if wc.model in ("original", "hard_debias") else [f"{SB_OUT}/corpora/{wc.model}"],
+        corpus=lambda wc: file_ref_input(SB.get("snli")) if wc.model in ("original", "hard_debias") else [f"{SB_OUT}/corpora/{wc.model}"],
         vectors=f"{SB_OUT}/vectors",
         direction=f"{SB_OUT}/gender_direction.npy",
         debiaswe=file_ref_input(SB.get("debiaswe")),
@@ -76,7 +76,7 @@ rule sb_train_infersent:
     benchmark:
         "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
     params:
-        corpus_member=lambda wc: file_ref_member(SB["snli"]) if wc.model in ("original", "hard_debias") else None,
+        corpus_member=lambda wc: file_ref_member(SB.get("snli")) if wc.model in ("original", "hard_debias") else None,
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         encoder=SB["encoder"],
         training=SB["training"],
@@ -94,7 +94,7 @@ rule sb_train_infersent:
 rule sb_score_snli:
     """Bias score of every SNLI training sentence (§3.1, §4.2); Tables 2-3 and Fig. 5."""
     input:
-        snli=file_ref_input(SB["snli"]),
+        snli=file_ref_input(SB.get("snli")),
         encoder=file_ref_input(SB.get("pretrained_infersent")) or [f"{SB_OUT}/models/original"],
         direction=f"{SB_OUT}/gender_direction.npy",
         words=f"{SB_OUT}/gender_words.txt",
@@ -109,7 +109,7 @@ rule sb_score_snli:
     benchmark:
         "results/benchmarks/sentence_bias/score_snli.tsv"
     params:
-        snli_member=file_ref_member(SB["snli"]),
+        snli_member=file_ref_member(SB.get("snli")),
         encoder_member=file_ref_member(SB.get("pretrained_infersent")),
         pretrained=bool(SB.get("pretrained_infersent")),
         example=SB["example_sentence"],
@@ -128,7 +128,7 @@ rule sb_score_snli:
 rule sb_corpora:
     """SubNN and AugNN corpora (§4.2.1-4.2.2), re-split into train/dev/test."""
     input:
-        snli=file_ref_input(SB["snli"]),
+        snli=file_ref_input(SB.get("snli")),
         scores=f"{SB_OUT}/snli_scores.tsv",
         names=file_ref_input(SB.get("ssa_names")),
     output:
@@ -137,7 +137,7 @@ rule sb_corpora:
     log:
         "logs/sentence_bias/corpora.log",
     params:
-        snli_member=file_ref_member(SB["snli"]),
+        snli_member=file_ref_member(SB.get("snli")),
         ssa_member=file_ref_member(SB.get("ssa_names")),
         names=SB["names_swapped"],
         percentiles=SB["percentiles"],
@@ -158,8 +158,8 @@ rule sb_evaluate_model:
         vectors=f"{SB_OUT}/vectors",
         direction=f"{SB_OUT}/gender_direction.npy",
         debiaswe=file_ref_input(SB.get("debiaswe")),
-        seat=file_ref_input(SB["seat"]["tests"]),
-        senteval=file_ref_input(SB["senteval"]["root"]),
+        seat=file_ref_input(SB["seat"].get("tests")),
+        senteval=file_ref_input(SB["senteval"].get("root")),
     output:
         seat=f"{SB_OUT}/evaluation/{{model}}/seat.tsv",
         senteval=f"{SB_OUT}/evaluation/{{model}}/senteval.tsv",
@@ -169,9 +169,9 @@ rule sb_evaluate_model:
         "results/benchmarks/sentence_bias/evaluate/{model}.tsv"
     params:
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
-        seat_member=file_ref_member(SB["seat"]["tests"]),
+        seat_member=file_ref_member(SB["seat"].get("tests")),
         seat=SB["seat"],
-        senteval_member=file_ref_member(SB["senteval"]["root"]),
+        senteval_member=file_ref_member(SB["senteval"].get("root")),
         tasks=SB["senteval"]["tasks"],
         seed=config["seed"],
     threads: config["compute"]["threads"]
