@@ -14,8 +14,8 @@ from cdaflow.sentence_bias.infersent import (
     VectorsLike,
     read_state_dict,
     tokenize,
-    word_importance,
 )
+from cdaflow.sentence_bias.score import word_importance
 
 torch.set_num_threads(1)
 
@@ -256,7 +256,7 @@ def test_encode_batched_by_length_equals_one_by_one():
         assert 0 <= argmax[i].min() and argmax[i].max() < len(tokens[i])
         assert np.array_equal(one_arg[0], argmax[i])
     np.testing.assert_allclose(model.encode(SENTENCES, batch_size=128), emb, rtol=1e-5, atol=1e-6)
-    importance = word_importance(argmax[0], len(tokens[0]))
+    importance = word_importance(torch.from_numpy(argmax[:1]), [len(tokens[0])], absolute=True)[0]
     assert importance.sum() == 12 and len(importance) == len(tokens[0])
 
 

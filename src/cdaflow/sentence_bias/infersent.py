@@ -607,9 +607,3 @@ class InferSent:
         ``np.bincount(argmax[i], minlength=len(tokens[i]))``.
         """
         return self._run(sentences, batch_size, tokenize_input)
-
-
-def word_importance(argmax: np.ndarray, n_tokens: int) -> np.ndarray:
-    """How many embedding dimensions each of `n_tokens` time steps won (-1 entries ignored)."""
-    argmax = np.asarray(argmax).reshape(-1)
-    return np.bincount(argmax[argmax >= 0], minlength=n_tokens)[:n_tokens]

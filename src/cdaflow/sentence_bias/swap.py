@@ -172,29 +172,11 @@ def read_ssa_names(sources: str | Path | Iterable[str | Path], n: int = 2500) ->
     files, then names are ranked by total count (descending; ties by name). The paper does not say which years
     it used. Returns ``(female_names_by_rank, male_names_by_rank)``.
     """
-    if isinstance(sources, (str, Path)):
-        root = Path(sources)
-        files = sorted(root.glob("yob*.txt")) if root.is_dir() else [root]
-    else:
-        files = [Path(s) for s in sources]
-    if not files:
-        raise ValueError(f"no SSA name files (yob*.txt) in {sources}")
-    totals: dict[str, dict[str, int]] = {"F": {}, "M": {}}
-    for file in files:
-        with open(file, encoding="utf-8-sig") as stream:
-            for number, line in enumerate(stream, start=1):
-                if not line.strip():
-                    continue
-                parts = line.strip().split(",")
-                if len(parts) != 3 or parts[1] not in totals:
-                    raise ValueError(f"{file}:{number}: expected 'name,F|M,count', got {line.strip()!r}")
-                name, sex, count = parts[0], parts[1], int(parts[2])
-                totals[sex][name] = totals[sex].get(name, 0) + count
+    from cdaflow.sentence_bias.wordlist import ssa_names_by_rank
 
-    def ranked(counts: dict[str, int]) -> list[str]:
-        return [name for name, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][:n]
-
-    return ranked(totals["F"]), ranked(totals["M"])
+    if not isinstance(sources, (str, Path)):
+        sources = list(sources)
+    return ssa_names_by_rank(sources, "F", n), ssa_names_by_rank(sources, "M", n)
 
 
 def _shape(token: str) -> str | None:
