@@ -1,13 +1,11 @@
 """SubNN and AugNN corpora from the SNLI bias scores (rule sb_corpora)."""
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.corpora import Pair, augment, resplit, subtract, thresholds
@@ -16,9 +14,7 @@ from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
 
 def write_corpus(split, destination: Path) -> None:
     """SNLI-format jsonl files, written into a temporary folder and renamed into place."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}."))
-    try:
+    with atomic_directory(destination) as tmp:
         for name, pairs in (("train", split.train), ("dev", split.dev), ("test", split.test)):
             with open(tmp / f"snli_1.0_{name}.jsonl", "w", encoding="utf-8") as handle:
                 for pair in pairs:
@@ -28,12 +24,6 @@ def write_corpus(split, destination: Path) -> None:
                         "sentence2": pair.hypothesis,
                     }
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        os.chmod(tmp, 0o755)
-        shutil.rmtree(destination, ignore_errors=True)
-        os.replace(tmp, destination)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 with rule_context(snakemake) as log:  # noqa: F821

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.model import AgreementMRF, Batch, encode
 from cdaflow.morph_cda.reinflection import Reinflector
@@ -280,24 +279,12 @@ def save_model(
     destination: Path, mrf: AgreementMRF, reinflector_dir: Path, gazetteer: Path, log_alpha: float
 ) -> None:
     """One self-contained folder: the MRF, the reinflector, the gazetteer and the tuned log α."""
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}."))
-    try:
+    with atomic_directory(destination) as tmp:
         mrf.save(tmp / "mrf")
         shutil.copytree(reinflector_dir, tmp / "reinflection")
         shutil.copyfile(gazetteer, tmp / "gazetteer.tsv")
-        (tmp / "cda.json").write_text(
-            json.dumps(
-                {"lang": mrf.lang, "parameterization": mrf.parameterization, "log_alpha": log_alpha}, indent=1
-            )
-        )
-        os.chmod(tmp, 0o755)
-        if destination.exists():
-            shutil.rmtree(destination)
-        os.replace(tmp, destination)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        settings = {"lang": mrf.lang, "parameterization": mrf.parameterization, "log_alpha": log_alpha}
+        (tmp / "cda.json").write_text(json.dumps(settings, indent=1))
 
 
 def load_model(

@@ -22,9 +22,6 @@ import copy
 import json
 import logging
 import math
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +32,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.bp import TreeBatch, log_partition, map_assign, score
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
@@ -230,19 +228,10 @@ class AgreementMRF(nn.Module):
 
     def save(self, directory: Path, extra: dict[str, Any] | None = None) -> None:
         """Write config.json, inventory.json and state.pt into `directory`, atomically."""
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}."))
-        try:
+        with atomic_directory(directory) as tmp:
             (tmp / "config.json").write_text(json.dumps(self.config() | (extra or {}), indent=1))
             self.inventory.save(tmp / "inventory.json")
             torch.save(self.state_dict(), tmp / "state.pt")
-            os.chmod(tmp, 0o755)
-            if directory.exists():
-                shutil.rmtree(directory)
-            os.replace(tmp, directory)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
 
     @classmethod
     def load(cls, directory: Path, device: torch.device | str = "cpu") -> AgreementMRF:

@@ -40,8 +40,6 @@ import json
 import logging
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -50,6 +48,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from cdaflow.io.atomic import atomic_directory
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,9 @@ def row_lookup(vectors: Any) -> Mapping[str, int]:
         mapping = getattr(vectors, name, None)
         if isinstance(mapping, Mapping):
             return mapping
-    raise TypeError(f"{type(vectors).__name__}: word vectors need a word -> row mapping named 'vocab' or 'index'")
+    raise TypeError(
+        f"{type(vectors).__name__}: word vectors need a word -> row mapping named 'vocab' or 'index'"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,7 +248,9 @@ class BiLSTMMaxEncoder(nn.Module):
     def hidden_states(self, embedded: Tensor, lengths: Tensor | Sequence[int]) -> tuple[Tensor, Tensor]:
         """BiLSTM outputs [B, T, 2h] (zero after each sequence's end) and the lengths (CPU)."""
         if embedded.dim() != 3 or embedded.size(2) != self.word_dim:
-            raise ValueError(f"expected embedded inputs [batch, time, {self.word_dim}], got {tuple(embedded.shape)}")
+            raise ValueError(
+                f"expected embedded inputs [batch, time, {self.word_dim}], got {tuple(embedded.shape)}"
+            )
         batch, steps, _ = embedded.shape
         lengths = _lengths_tensor(lengths, batch, steps)
         packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
@@ -377,7 +381,9 @@ def read_state_dict(path: str | os.PathLike[str], *, trust_pickle: bool = False)
     if isinstance(state, nn.Module):
         state = state.state_dict()
     if not isinstance(state, Mapping):
-        raise ValueError(f"{path}: expected a state dict (a mapping of names to tensors), got {type(state).__name__}")
+        raise ValueError(
+            f"{path}: expected a state dict (a mapping of names to tensors), got {type(state).__name__}"
+        )
     return dict(state)
 
 
@@ -480,7 +486,9 @@ class InferSent:
             "format": FORMAT,
             "version": 1,
             **self.encoder.config(),
-            "boundary_vectors": {token: ("zeros" if token in self._special else "vectors") for token in (BOS, EOS)},
+            "boundary_vectors": {
+                token: ("zeros" if token in self._special else "vectors") for token in (BOS, EOS)
+            },
         }
 
     def save(self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None) -> None:
@@ -488,32 +496,30 @@ class InferSent:
 
         The word vectors are not saved: `load` takes them again.
         """
-        directory = Path(directory)
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}."))
-        try:
+        with atomic_directory(directory) as tmp:
             state = {key: value.detach().cpu() for key, value in self.encoder.state_dict().items()}
             torch.save(state, tmp / STATE_NAME)
             (tmp / CONFIG_NAME).write_text(json.dumps(self.config() | (extra or {}), indent=1) + "\n")
-            os.chmod(tmp, 0o755)
-            if directory.exists():
-                shutil.rmtree(directory)
-            os.replace(tmp, directory)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
 
     @classmethod
     def load(
-        cls, directory: str | os.PathLike[str], vectors: VectorsLike, *, device: torch.device | str | None = None
+        cls,
+        directory: str | os.PathLike[str],
+        vectors: VectorsLike,
+        *,
+        device: torch.device | str | None = None,
     ) -> InferSent:
         directory = Path(directory)
         missing = [name for name in (CONFIG_NAME, STATE_NAME) if not (directory / name).is_file()]
         if missing:
-            raise FileNotFoundError(f"{directory}: not an InferSent model folder (missing {', '.join(missing)})")
+            raise FileNotFoundError(
+                f"{directory}: not an InferSent model folder (missing {', '.join(missing)})"
+            )
         config = json.loads((directory / CONFIG_NAME).read_text())
         if config.get("format") != FORMAT:
-            raise ValueError(f"{directory / CONFIG_NAME}: format {config.get('format')!r}, expected {FORMAT!r}")
+            raise ValueError(
+                f"{directory / CONFIG_NAME}: format {config.get('format')!r}, expected {FORMAT!r}"
+            )
         encoder = BiLSTMMaxEncoder(
             config["word_dim"], config["hidden"], config["pool"], zero_pad_in_max=config["zero_pad_in_max"]
         )
@@ -593,7 +599,9 @@ class InferSent:
             self.encoder.train(was_training)
         return embeddings, argmax, tokens
 
-    def encode(self, sentences: Sequence[str], batch_size: int = 128, *, tokenize_input: bool = True) -> np.ndarray:
+    def encode(
+        self, sentences: Sequence[str], batch_size: int = 128, *, tokenize_input: bool = True
+    ) -> np.ndarray:
         """Sentence embeddings [N, 2h] (float32), in the order of `sentences`."""
         return self._run(sentences, batch_size, tokenize_input)[0]
 
