@@ -44,9 +44,12 @@ with rule_context(snakemake) as log:  # noqa: F821
         "SEAT: %s",
         seat[["test", "effect_size", "p_value"]].to_dict("records") if "effect_size" in seat else seat,
     )
-    senteval = pd.DataFrame(
-        run_senteval(encode, input_path(smk.input.senteval, p.senteval_member), p.tasks, seed=p.seed)
-    )
+    root = input_path(smk.input.senteval, p.senteval_member)
+    if root is None:
+        reason = "no SentEval data folder configured (studies.sentence_bias.senteval.root)"
+        senteval = pd.DataFrame([{"task": task, "status": "missing", "reason": reason} for task in p.tasks])
+    else:
+        senteval = pd.DataFrame(run_senteval(encode, root, p.tasks, seed=p.seed))
     senteval.insert(0, "model", smk.wildcards.model)
     write_tsv_atomic(senteval, Path(smk.output.senteval))
-    log.info("SentEval: %s", senteval[["task", "status", "score"]].to_dict("records"))
+    log.info("SentEval: %s", senteval.reindex(columns=["task", "status", "score"]).to_dict("records"))
