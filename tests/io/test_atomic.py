@@ -21,3 +21,17 @@ def test_failure_leaves_nothing_behind(tmp_path):
             (tmp / "half.txt").write_text("half")
             raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_file_appears_only_when_complete(tmp_path):
+    from cdaflow.io.atomic import atomic_file
+
+    target = tmp_path / "t.tsv"
+    with pytest.raises(ValueError):
+        with atomic_file(target) as handle:
+            handle.write("half")
+            raise ValueError("boom")
+    assert list(tmp_path.iterdir()) == []
+    with atomic_file(target, "wb") as handle:
+        handle.write(b"ok")
+    assert target.read_bytes() == b"ok" and [p.name for p in tmp_path.iterdir()] == ["t.tsv"]

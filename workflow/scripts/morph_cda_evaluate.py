@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import read_conllu
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.annotations import join, read_annotations
@@ -75,6 +76,5 @@ with rule_context(snakemake) as log:  # noqa: F821
         "Changed words in **bold**; every test sentence, errors included (form differs from gold).\n",
     ]
     lines += [example_markdown(a, o) for a, o in zip(test, outputs[best_model])]
-    tmp = Path(smk.output.examples).with_suffix(".md.tmp")
-    tmp.write_text("\n".join(lines), encoding="utf-8")
-    tmp.replace(smk.output.examples)
+    with atomic_file(smk.output.examples) as handle:
+        handle.write("\n".join(lines))

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic  # noqa: E402
 from cdaflow.runtime import input_path, rule_context  # noqa: E402
 from cdaflow.sentence_bias.direction import PAPER_PAIRS, cosine, gender_direction, load_pairs_json  # noqa: E402
@@ -56,6 +57,5 @@ with rule_context(snakemake) as log:  # noqa: F821
         ax.set_xlabel("principal component")
         ax.set_ylabel("explained variance")
     fig.tight_layout()
-    tmp = Path(smk.output.plot).with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    tmp.replace(smk.output.plot)
+    with atomic_file(smk.output.plot, "wb") as handle:
+        fig.savefig(handle, format="png", dpi=120)

@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic  # noqa: E402
 from cdaflow.runtime import rule_context  # noqa: E402
 
@@ -44,7 +45,6 @@ with rule_context(snakemake) as log:  # noqa: F821
     ax.set_title(f"SEAT effect sizes by retrained encoder ({scale})")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    tmp = Path(smk.output.figure).with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=120)
-    tmp.replace(smk.output.figure)
+    with atomic_file(smk.output.figure, "wb") as handle:
+        fig.savefig(handle, format="png", dpi=120)
     log.info("%d SEAT rows, %d SentEval rows, %d models", len(seat), len(senteval), len(models))

@@ -1,4 +1,4 @@
-"""Atomic folder output: a failed writer leaves nothing, a finished one appears at once."""
+"""Atomic output (files and folders): a failed writer leaves nothing, a finished one appears at once."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import contextlib
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 
 @contextlib.contextmanager
@@ -27,4 +29,33 @@ def atomic_directory(destination: str | os.PathLike[str]) -> Iterator[Path]:
         os.replace(tmp, destination)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_file(
+    destination: str | os.PathLike[str],
+    mode: str = "w",
+    *,
+    encoding: str | None = "utf-8",
+    newline: str | None = None,
+) -> Iterator[IO]:
+    """Yield a handle on a temporary sibling file; on success it is synced and renamed to
+    `destination`, on any exception it is removed and `destination` is left as it was."""
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    temp = destination.with_name(f".{destination.name}.{uuid.uuid4().hex}.tmp")
+    # os.open with 0o666 honours the umask, unlike tempfile's private 0o600 files.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        binary = "b" in mode
+        with open(
+            fd, mode, encoding=None if binary else encoding, newline=None if binary else newline
+        ) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, destination)
+    except BaseException:
+        temp.unlink(missing_ok=True)
         raise

@@ -10,17 +10,17 @@ valid UD file byte for byte. Sentences read from a file remember where they came
 from __future__ import annotations
 
 import os
-import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any, TypeAlias
 
 import conllu
 from conllu.exceptions import ParseException
 from conllu.models import Metadata, Token, TokenList
 from conllu.parser import DEFAULT_FIELD_PARSERS, DEFAULT_FIELDS, parse_line, parse_nullable_value
+
+from cdaflow.io.atomic import atomic_file
 
 __all__ = [
     "FIELDS",
@@ -214,14 +214,10 @@ def _check_field_counts(path: str, start: int, lines: list[str]) -> None:
     for i in _token_line_indices(lines):
         n = len(lines[i].rstrip("\r\n").split("\t"))
         if n != len(FIELDS):
-            raise ConlluError(
-                path, start + i, f"expected {len(FIELDS)} tab-separated fields, got {n}"
-            )
+            raise ConlluError(path, start + i, f"expected {len(FIELDS)} tab-separated fields, got {n}")
 
 
-def _parse_error(
-    path: str, start: int, lines: list[str], exc: Exception, validate: bool
-) -> ConlluError:
+def _parse_error(path: str, start: int, lines: list[str], exc: Exception, validate: bool) -> ConlluError:
     if validate:
         try:
             _check_field_counts(path, start, lines)
@@ -300,9 +296,7 @@ def read_conllu(source: PathOrFile, *, validate: bool = True) -> Iterator[Senten
     return _iter_sentences(source, name if isinstance(name, str) else "<stream>", validate, False)
 
 
-def parse_conllu_string(
-    text: str, *, path: str = "<string>", validate: bool = True
-) -> list[Sentence]:
+def parse_conllu_string(text: str, *, path: str = "<string>", validate: bool = True) -> list[Sentence]:
     """Parse CoNLL-U text held in memory (same rules as :func:`read_conllu`)."""
     import io
 
@@ -346,9 +340,7 @@ def _find_cycle(heads: dict[int, int]) -> list[int] | None:
     return None
 
 
-def validate_sentence(
-    sentence: Sentence, path: str | os.PathLike[str] = "<memory>", line: int = 1
-) -> None:
+def validate_sentence(sentence: Sentence, path: str | os.PathLike[str] = "<memory>", line: int = 1) -> None:
     """Check one sentence's UD structure; raise :class:`ConlluError` on the first problem.
 
     Checks: all 10 fields; integer ids 1..n in order; well-formed, non-overlapping
@@ -419,9 +411,7 @@ def validate_sentence(
             )
         head = sentence[index]["head"]
         if head is not None and not (isinstance(head, int) and 0 <= head <= n):
-            raise fail(
-                f"{_where(sentence, sentence[index]['id'])}HEAD {head} out of range 0..{n}", index
-            )
+            raise fail(f"{_where(sentence, sentence[index]['id'])}HEAD {head} out of range 0..{n}", index)
 
     heads: dict[int, int] = {}
     for tid, index in word_index.items():
@@ -473,21 +463,8 @@ def write_conllu_atomic(sentences: Iterable[Sentence], path: str | os.PathLike[s
     Writes to a temporary file in the target folder and renames it into place; if
     anything fails (including the ``sentences`` iterator), no file is left behind.
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    # os.open with 0o666 honours the umask, unlike tempfile's private 0o600 files.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with open(fd, "w", encoding="utf-8", newline="\n") as stream:
-            count = _write(sentences, stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    return count
+    with atomic_file(path, newline="\n") as stream:
+        return _write(sentences, stream)
 
 
 def new_sentence(tokens: list[Token], metadata: dict[str, str] | None = None) -> Sentence:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
+
+from cdaflow.io.atomic import atomic_file
 
 __all__ = [
     "PAPER_PERCENTILES",
@@ -265,17 +266,8 @@ def score_histogram(
     figure.tight_layout()
 
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(temp, "wb") as stream:
-            figure.savefig(stream, format="png", dpi=150)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    with atomic_file(target, "wb") as stream:
+        figure.savefig(stream, format="png", dpi=150)
     return target
 
 
