@@ -6,7 +6,13 @@ here (a few torch or numpy ops per node: the simple baseline) and (b) with the b
 ``map_assign``; checks that both give identical tags and equal scores, and prints
 sentences/s and the speed ratio, plus the cost of ``log_partition`` + backward.
 
-    python benchmarks/bp.py [--conllu PATH] [--tags 24] [--batch-size 512] [--threads N]
+Potentials come in the form the tag MRF produces (``--potentials typed``, the default):
+one random K x K log ψ per arc type (head UPOS, dependent UPOS, relation) of the real
+trees, passed as an ``ArcTable``. ``--potentials dense`` draws one matrix per token
+instead (a [B, N, K, K] tensor; memory-bound).
+
+    python benchmarks/bp.py [--conllu PATH] [--tags 24] [--potentials typed|dense]
+                            [--batch-size 512] [--threads N]
 """
 
 from __future__ import annotations
@@ -23,19 +29,29 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from cdaflow.morph_cda.bp import TreeBatch, log_partition, map_assign
+from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DEFAULT_CONLLU = SHARED_DATA / "ud-treebanks-v2.2/UD_Spanish-GSD/es_gsd-ud-dev.conllu"
 
 
-def read_heads(path: Path) -> list[list[int]]:
-    """HEAD column of every sentence (multiword-token ranges and empty nodes dropped)."""
+def read_trees(path: Path) -> tuple[list[list[int]], list[tuple[str, str, str]]]:
+    """HEAD column of every sentence and each token's arc type (head UPOS, UPOS, DEPREL).
+
+    Multiword-token ranges and empty nodes are dropped.
+    """
+    heads: list[list[int]] = []
+    arc_types: list[tuple[str, str, str]] = []
     with path.open(encoding="utf-8") as f:
-        return [
-            [tok["head"] for tok in sentence if isinstance(tok["id"], int)]
-            for sentence in conllu.parse_incr(f)
-        ]
+        for sentence in conllu.parse_incr(f):
+            words = [tok for tok in sentence if isinstance(tok["id"], int)]
+            heads.append([tok["head"] for tok in words])
+            arc_types += [
+                (words[tok["head"] - 1]["upos"] if tok["head"] else "ROOT", tok["upos"],
+                 tok["deprel"])
+                for tok in words
+            ]
+    return heads, arc_types
 
 
 def children_of(heads: list[int]) -> tuple[list[list[int]], list[int]]:
@@ -124,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conllu", type=Path, default=DEFAULT_CONLLU)
     parser.add_argument("--tags", type=int, default=24, help="tag inventory size K")
+    parser.add_argument("--potentials", choices=("typed", "dense"), default="typed",
+                        help="one log-potential matrix per arc type (the model's form) "
+                             "or per token")
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=0)
@@ -137,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    heads = read_heads(args.conllu)
+    heads, arc_types = read_trees(args.conllu)
     if len(heads) < args.min_trees:
         print(f"error: {args.conllu} has {len(heads)} trees, fewer than --min-trees "
               f"{args.min_trees}", file=sys.stderr)
@@ -147,21 +166,30 @@ def main(argv: list[str] | None = None) -> int:
     offsets = np.concatenate(([0], np.cumsum(lengths)))
     rng = np.random.default_rng(args.seed)
     unary_all = rng.normal(size=(offsets[-1], k)).astype(np.float32)
-    edge_all = rng.normal(size=(offsets[-1], k, k)).astype(np.float32)
+    if args.potentials == "typed":
+        names, arc_type = np.unique(np.array(arc_types), axis=0, return_inverse=True)
+        arc_type = arc_type.reshape(-1)
+        table = rng.normal(size=(len(names), k, k)).astype(np.float32)
+    else:
+        arc_type = np.arange(offsets[-1])
+        table = rng.normal(size=(offsets[-1], k, k)).astype(np.float32)
     print(f"{args.conllu.name}: {n} trees, {offsets[-1]} tokens (mean {lengths.mean():.1f}, "
-          f"max {lengths.max()}), K={k}, torch threads={torch.get_num_threads()}, "
-          f"batched on {device}, best of {args.repeats}")
+          f"max {lengths.max()}), K={k}, {args.potentials} potentials ({len(table)} "
+          f"matrices), torch threads={torch.get_num_threads()}, batched on {device}, "
+          f"best of {args.repeats}")
 
-    # (a) The simple per-sentence baselines.
-    unary_t, edge_t = torch.from_numpy(unary_all), torch.from_numpy(edge_all)
+    # (a) The simple per-sentence baselines: each node looks up its arc type's matrix.
+    unary_t, table_t = torch.from_numpy(unary_all), torch.from_numpy(table)
+    arc_type_t = torch.from_numpy(arc_type)
     spans = list(zip(heads, offsets[:-1], offsets[1:], strict=True))
     simple: dict[str, list[tuple[list[int], float]]] = {}
 
     def run_simple_torch() -> None:
-        simple["torch"] = [simple_map_torch(h, unary_t[a:b], edge_t[a:b]) for h, a, b in spans]
+        simple["torch"] = [simple_map_torch(h, unary_t[a:b], table_t[arc_type_t[a:b]])
+                           for h, a, b in spans]
 
     def run_simple_numpy() -> None:
-        simple["numpy"] = [simple_map_numpy(h, unary_all[a:b], edge_all[a:b])
+        simple["numpy"] = [simple_map_numpy(h, unary_all[a:b], table[arc_type[a:b]])
                            for h, a, b in spans]
 
     cpu = torch.device("cpu")
@@ -175,14 +203,15 @@ def main(argv: list[str] | None = None) -> int:
                 for lo in range(0, n, args.batch_size)]
 
     t_trees = best_time(build_trees, device, args.repeats)
-    batches: list[tuple[TreeBatch, Tensor, Tensor]] = []
+    batches: list[tuple[TreeBatch, Tensor, ArcTable]] = []
+    table_dev = table_t.to(device)
     for lo, trees in zip(range(0, n, args.batch_size), build_trees(), strict=True):
         a, b = offsets[lo], offsets[lo + trees.batch_size]
         unary = torch.zeros(trees.batch_size, trees.max_len, k, device=device)
-        edge = torch.zeros(trees.batch_size, trees.max_len, k, k, device=device)
+        index = torch.zeros(trees.batch_size, trees.max_len, dtype=torch.long, device=device)
         unary[trees.mask] = torch.from_numpy(unary_all[a:b]).to(device)
-        edge[trees.mask] = torch.from_numpy(edge_all[a:b]).to(device)
-        batches.append((trees, unary, edge))
+        index[trees.mask] = torch.from_numpy(arc_type[a:b]).to(device)
+        batches.append((trees, unary, ArcTable(table_dev, index)))
 
     results: list[tuple[Tensor, Tensor]] = []
 
@@ -193,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def run_log_z_backward() -> None:
         for t, u, e in batches:
-            u, e = u.detach().requires_grad_(True), e.detach().requires_grad_(True)
+            u = u.detach().requires_grad_(True)
+            e = ArcTable(e.table.detach().requires_grad_(True), e.index)
             log_partition(u, e, t).sum().backward()
 
     run_map()  # warm-up

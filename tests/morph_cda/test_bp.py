@@ -10,7 +10,15 @@ import pytest
 import torch
 from torch import Tensor
 
-from cdaflow.morph_cda.bp import TreeBatch, log_partition, map_assign, marginals, score
+from cdaflow.morph_cda import bp
+from cdaflow.morph_cda.bp import (
+    ArcTable,
+    TreeBatch,
+    log_partition,
+    map_assign,
+    marginals,
+    score,
+)
 from cdaflow.morph_cda.semiring import LogSemiring, MaxSemiring, safe_logsumexp
 
 NEG_INF = float("-inf")
@@ -203,6 +211,76 @@ def test_batch_of_mixed_lengths_equals_each_tree_alone() -> None:
         assert (tags[i, m:] == -1).all()
         torch.testing.assert_close(best[i:i + 1], best1)
         torch.testing.assert_close(score(tags[i:i + 1, :m], u1, e1, t1, c1), best1)
+
+
+def test_arc_table_equals_its_dense_expansion() -> None:
+    rng = np.random.default_rng(17)
+    k, rows = 4, 5
+    cases = [random_case(rng, n=int(rng.integers(1, 9)), k=k) for _ in range(12)]
+    trees, unary, _, clamp = pad_batch(cases, dtype=torch.float64)
+    table = torch.from_numpy(rng.normal(scale=2.0, size=(rows, k, k))).requires_grad_(True)
+    index = torch.from_numpy(rng.integers(rows, size=tuple(trees.mask.shape)))
+    dense = table.detach()[index].requires_grad_(True)
+    arcs = ArcTable(table, index)
+    log_z_table = log_partition(unary, arcs, trees, clamp)
+    log_z_dense = log_partition(unary, dense, trees, clamp)
+    torch.testing.assert_close(log_z_table, log_z_dense)
+    finite = torch.isfinite(log_z_dense)
+    log_z_table[finite].sum().backward()
+    log_z_dense[finite].sum().backward()
+    # The table's gradient is the dense gradient summed over the arcs that share a row.
+    arc = trees.heads >= 0
+    expected = torch.zeros_like(table).index_add(0, index[arc], dense.grad[arc])
+    torch.testing.assert_close(table.grad, expected)
+    with torch.no_grad():
+        torch.testing.assert_close(log_partition(unary, arcs, trees, clamp), log_z_dense.detach())
+    torch.testing.assert_close(marginals(unary, arcs, trees, clamp),
+                               marginals(unary, dense.detach(), trees, clamp))
+    tags, best = map_assign(unary, arcs, trees, clamp)
+    tags_dense, best_dense = map_assign(unary, dense.detach(), trees, clamp)
+    assert torch.equal(tags, tags_dense)
+    torch.testing.assert_close(best.detach(), best_dense.detach())
+    torch.testing.assert_close(score(tags, unary, arcs, trees), score(tags, unary, dense, trees))
+    with pytest.raises(ValueError, match="out of range"):
+        log_partition(unary, ArcTable(table, index + rows), trees)
+    with pytest.raises(ValueError, match="arc table"):
+        log_partition(unary, ArcTable(table[:, :2], index), trees)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fused_kernels_equal_chunked_torch_messages(monkeypatch: pytest.MonkeyPatch,
+                                                     dtype: torch.dtype) -> None:
+    rng = np.random.default_rng(19)
+    cases = [random_case(rng, n=int(rng.integers(1, 9)), k=3) for _ in range(16)]
+    trees, unary, edge, clamp = pad_batch(cases, dtype=dtype)
+    rows = 4
+    arcs = ArcTable(torch.from_numpy(rng.normal(size=(rows, 3, 3))).to(dtype),
+                    torch.from_numpy(rng.integers(rows, size=tuple(trees.mask.shape))))
+    results = []
+    for fused, chunk in ((True, 1024), (False, 1024), (False, 2)):
+        monkeypatch.setattr(bp, "_use_fused_kernels", fused)
+        monkeypatch.setattr(bp, "_ARC_CHUNK", chunk)
+        with torch.no_grad():
+            results.append([
+                (log_partition(unary, e, trees, clamp), *map_assign(unary, e, trees, clamp))
+                for e in (edge, arcs)  # a strided dense table and a small contiguous one
+            ])
+    for other in results[1:]:
+        for (log_z, tags, best), (log_z2, tags2, best2) in zip(results[0], other, strict=True):
+            torch.testing.assert_close(log_z, log_z2)
+            assert torch.equal(tags, tags2)
+            assert torch.equal(best, best2)  # max-product: the same float ops, bit for bit
+
+
+@pytest.mark.parametrize("size", range(1, 10))
+def test_in_place_max_reduction_equals_amax(size: int) -> None:
+    x = torch.randn(5, size, 7)
+    expected = x.amax(dim=1)
+    out = torch.empty(5, 7)
+    assert MaxSemiring.sum_(x.clone(), dim=1, out=out) is out
+    assert torch.equal(out, expected)
+    LogSemiring.sum_(x.clone(), dim=1, out=out)
+    torch.testing.assert_close(out, torch.logsumexp(x, dim=1))
 
 
 def test_padding_does_not_leak() -> None:

@@ -117,6 +117,6 @@ def test_edge_potentials_match_the_definition(spanish):
     j = 0  # "El" ← "ingeniero" (det)
     W = model.W[int(batch.triple[0, j])]
     expected = hot @ W @ hot.T
-    assert torch.allclose(edge[0, j], expected, atol=1e-5)
-    unary = torch.zeros(1, edge.shape[1], inventory.size)
+    assert torch.allclose(edge.table[edge.index[0, j]], expected, atol=1e-5)
+    unary = torch.zeros(1, batch.trees.max_len, inventory.size)
     assert torch.isfinite(log_partition(unary, edge, batch.trees)).all()

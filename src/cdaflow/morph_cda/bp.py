@@ -6,14 +6,17 @@ The model over the tags ``m`` of a dependency tree ``T`` is
 
 i.e. ``unary`` holds log φ_i and ``edge[b, j]`` holds log ψ for the arc between token
 ``j`` and its head, indexed **[tag of head, tag of child]**. The edge slot of a root
-token and all padding are ignored.
+token and all padding are ignored. ``edge`` is either that dense ``[B, N, K, K]`` tensor
+or an :class:`ArcTable` (one matrix per arc type plus each arc's type: the MRF's form).
 
 One dynamic program (:func:`_upward`, leaves to roots) is written once over a
 :class:`~cdaflow.morph_cda.semiring.Semiring`: the log semiring gives ``log Z``, the max
 semiring gives the MAP score and, by back-tracking, its assignment; node marginals are the gradient
 of ``log Z`` with respect to the unary potentials (exact; torch-struct's approach).
 Nodes of every tree in a :class:`TreeBatch` are grouped by depth, so each pass runs
-one vectorised step per depth level and no Python loop over sentences or nodes.
+one vectorised step per depth level and no Python loop over sentences or nodes. On CPU
+without gradients a level's messages come from a fused kernel (:mod:`.kernels`); torch
+ops compute them everywhere else (CUDA, training).
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from cdaflow.morph_cda import kernels
 from cdaflow.morph_cda.semiring import LogSemiring, MaxSemiring, Semiring
 
 __all__ = [
+    "ArcTable",
     "DepthLevel",
     "TreeBatch",
     "log_partition",
@@ -179,9 +184,39 @@ class TreeBatch:
         return TreeBatch(level_sizes=self.level_sizes, **moved)
 
 
+@dataclass(frozen=True)
+class ArcTable:
+    """Edge log-potentials shared by arc type: the form the tag MRF produces.
+
+    ``table[u]`` is one ``[K, K]`` log ψ indexed [tag of head, tag of child] and
+    ``index[b, j]`` the row used by the arc from token ``j`` to its head (any valid row
+    for roots and padding, which are ignored). A dense ``[B, N, K, K]`` edge tensor is
+    the special case of one row per token. Passing the table instead of materialising
+    ``table[index]`` saves memory in both passes, and its rows stay in cache.
+    """
+
+    table: Tensor  # [U, K, K]
+    index: Tensor  # [B, N] long
+
+    @classmethod
+    def dense(cls, edge: Tensor) -> ArcTable:
+        """One row per token of a dense ``[B, N, K, K]`` edge tensor."""
+        b, n, k = edge.shape[0], edge.shape[1], edge.shape[-1]
+        index = torch.arange(b * n, device=edge.device).view(b, n)
+        return cls(edge.reshape(b * n, k, k), index)
+
+
+# Arcs per vectorised step: a chunk's [C, K, K] scores (2.4 MB at K = 24) stay in cache
+# between the gather, the add and the reduction.
+_ARC_CHUNK = 1024
+# CPU messages outside autograd go through the fused kernels of `kernels` (tests switch
+# this off to check them against the torch path).
+_use_fused_kernels = True
+
+
 def _prepare(
-    unary: Tensor, edge: Tensor, trees: TreeBatch, clamp: Tensor | None
-) -> tuple[Tensor, TreeBatch]:
+    unary: Tensor, edge: Tensor | ArcTable, trees: TreeBatch, clamp: Tensor | None
+) -> tuple[Tensor, ArcTable, TreeBatch]:
     """Validate shapes, move ``trees`` to the inputs' device and apply ``clamp``."""
     if unary.dim() != 3:
         raise ValueError(f"unary must be [B, N, K], got {tuple(unary.shape)}")
@@ -190,50 +225,83 @@ def _prepare(
         raise ValueError(
             f"unary is [{b}, {n}, K] but trees are [{trees.batch_size}, {trees.max_len}]"
         )
-    if edge.shape != (b, n, k, k):
-        raise ValueError(f"edge must be {(b, n, k, k)}, got {tuple(edge.shape)}")
-    if edge.dtype != unary.dtype or edge.device != unary.device:
+    if isinstance(edge, ArcTable):
+        arcs = edge
+        if arcs.table.dim() != 3 or arcs.table.shape[1:] != (k, k):
+            raise ValueError(f"arc table must be [U, {k}, {k}], got {tuple(arcs.table.shape)}")
+        if arcs.index.shape != (b, n) or arcs.index.dtype != torch.long:
+            raise ValueError(f"arc index must be a long tensor of shape {(b, n)}")
+        if arcs.index.numel() and (
+            int(arcs.index.min()) < 0 or int(arcs.index.max()) >= arcs.table.shape[0]
+        ):
+            raise ValueError(f"arc index out of range for a table of {arcs.table.shape[0]} rows")
+    else:
+        if edge.shape != (b, n, k, k):
+            raise ValueError(f"edge must be {(b, n, k, k)}, got {tuple(edge.shape)}")
+        arcs = ArcTable.dense(edge)
+    if arcs.table.dtype != unary.dtype or arcs.table.device != unary.device:
         raise ValueError("unary and edge must share dtype and device")
+    if arcs.index.device != unary.device:
+        arcs = ArcTable(arcs.table, arcs.index.to(unary.device))
     if clamp is not None:
         if clamp.shape != unary.shape or clamp.dtype != torch.bool:
             raise ValueError(f"clamp must be a bool tensor of shape {tuple(unary.shape)}")
         unary = unary.masked_fill(~clamp.to(unary.device), Semiring.zero)
-    return unary, trees.to(unary.device)
+    return unary, arcs, trees.to(unary.device)
+
+
+def _chunked_messages(
+    semiring: type[Semiring], table_cm: Tensor, rows: Tensor, belief: Tensor,
+    buffer: Tensor, out: Tensor,
+) -> Tensor:
+    """Messages of one level with torch ops (any device), in cache-sized chunks of arcs."""
+    for lo in range(0, rows.shape[0], _ARC_CHUNK):
+        hi = min(lo + _ARC_CHUNK, rows.shape[0])
+        scores = torch.index_select(table_cm, 0, rows[lo:hi], out=buffer[: hi - lo])
+        semiring.times_(scores, belief[lo:hi].unsqueeze(-1))
+        semiring.sum_(scores, dim=1, out=out[lo:hi])
+    return out
 
 
 def _upward(
-    semiring: type[Semiring], unary: Tensor, edge: Tensor, trees: TreeBatch
-) -> tuple[Tensor, list[Tensor]]:
+    semiring: type[Semiring], unary: Tensor, arcs: ArcTable, trees: TreeBatch
+) -> tuple[Tensor, list[Tensor], list[Tensor]]:
     """Leaves-to-roots pass, one vectorised step per depth level.
 
-    Returns the per-tree total ``[B]`` (the semiring sum over all assignments) and, per
-    level ``d``, the inside beliefs ``[M_d, K]``: the semiring sum over the subtree of
-    each node with the node's own tag fixed.
+    Returns the per-tree total ``[B]`` (the semiring sum over all assignments), per
+    level ``d`` the inside beliefs ``[M_d, K]`` (the semiring sum over the subtree of
+    each node with the node's own tag fixed), and per level the arc-table row of each
+    node.
     """
     b, n, k = unary.shape
     sizes = trees.level_sizes
     levels = trees.levels
     unary_flat = unary.reshape(b * n, k)
-    edge_flat = edge.reshape(b * n, k, k)
+    rows_in_order = arcs.index.reshape(b * n).index_select(0, trees.order)
+    arc_rows = rows_in_order.split(sizes)
     total = unary.new_full((b,), semiring.one)
-    track = torch.is_grad_enabled() and (unary.requires_grad or edge.requires_grad)
+    track = torch.is_grad_enabled() and (unary.requires_grad or arcs.table.requires_grad)
     if track:
         # One gather per input, split into per-level views, makes the backward a
         # single scatter; per-level gathers would each back-propagate into a
         # full-size zero tensor.
-        n_roots = sizes[0] if sizes else 0
         unary_lv: Sequence[Tensor] = unary_flat.index_select(0, trees.order).split(sizes)
-        edge_sel = edge_flat.index_select(0, trees.order[n_roots:])
+        edge_sel = arcs.table.index_select(0, rows_in_order[sizes[0] if sizes else 0:])
         edge_lv = edge_sel.split(sizes[1:])
         if edge_sel.numel() == 0:
             # Keeps unary and edge in the graph (zero, not None, gradients) for
             # batches without arcs or tokens.
-            total = total + unary_flat[:0].sum() + edge_sel.sum()
+            total = total + unary_flat[:0].sum() + arcs.table[:0].sum()
     else:
         unary_lv = [unary_flat.index_select(0, level.flat) for level in levels]
-        # Every level's arcs are gathered into one reused buffer: a fresh multi-MB
-        # tensor per level costs more in page faults than the gather itself.
-        arcs_buffer = edge.new_empty((max(sizes[1:], default=0), k, k))
+        # Child-major [U, K_child, K_head] rows make the reduction over the child's tag
+        # run across contiguous head-tag vectors. A small table is transposed once; a
+        # dense per-token one is gathered through a strided view instead of copied.
+        table_cm = arcs.table.transpose(1, 2)
+        if table_cm.shape[0] <= trees.num_nodes:
+            table_cm = table_cm.contiguous()
+        chunk = min(max(sizes[1:], default=0), _ARC_CHUNK)
+        arcs_buffer = unary.new_empty((chunk, k, k))
 
     beliefs: list[Tensor] = [unary_flat[:0]] * len(sizes)
     incoming: Tensor | None = None
@@ -244,43 +312,47 @@ def _upward(
         # scores[r, h, c] = arcs[r, h, c] ⊗ belief[r, c]; the message from node r to
         # its head is msg[r, h] = ⊕_c scores[r, h, c].
         if track:
-            scores = semiring.times(edge_lv[d - 1], beliefs[d].unsqueeze(-2))
+            msg = semiring.sum(semiring.times(edge_lv[d - 1], beliefs[d].unsqueeze(-2)), dim=-1)
         else:
-            arcs = torch.index_select(edge_flat, 0, levels[d].flat, out=arcs_buffer[: sizes[d]])
-            scores = semiring.times_(arcs, beliefs[d].unsqueeze(-2))
-        msg = semiring.sum(scores, dim=-1)
+            msg = unary.new_empty((sizes[d], k))
+            if _use_fused_kernels and kernels.supports(semiring.name, msg):
+                kernels.fused_messages(semiring.name, table_cm, arc_rows[d], beliefs[d], msg)
+            else:
+                _chunked_messages(semiring, table_cm, arc_rows[d], beliefs[d], arcs_buffer, msg)
         # ⊗ is + in log space, so the product over a variable number of children is
         # an index_add into the parent level.
-        incoming = msg.new_full((sizes[d - 1], k), semiring.one).index_add(
+        incoming = msg.new_full((sizes[d - 1], k), semiring.one).index_add_(
             0, levels[d].parent_pos, msg
         )
     if sizes:
         total = total.index_add(0, levels[0].batch, semiring.sum(beliefs[0], dim=-1))
-    return total, beliefs
+    return total, beliefs, list(arc_rows)
 
 
 def log_partition(
-    unary: Tensor, edge: Tensor, trees: TreeBatch, clamp: Tensor | None = None
+    unary: Tensor, edge: Tensor | ArcTable, trees: TreeBatch, clamp: Tensor | None = None
 ) -> Tensor:
     """``log Z`` per tree, ``[B]``; differentiable in ``unary`` and ``edge``.
 
-    ``clamp`` ([B, N, K] bool) lists the allowed tags per token; others get -inf. A tree
-    with no allowed assignment gets -inf and a zero (not NaN) gradient.
+    ``edge`` is a dense ``[B, N, K, K]`` tensor or an :class:`ArcTable`. ``clamp``
+    ([B, N, K] bool) lists the allowed tags per token; others get -inf. A tree with no
+    allowed assignment gets -inf and a zero (not NaN) gradient.
     """
-    unary, trees = _prepare(unary, edge, trees, clamp)
-    total, _ = _upward(LogSemiring, unary, edge, trees)
+    unary, arcs, trees = _prepare(unary, edge, trees, clamp)
+    total, _, _ = _upward(LogSemiring, unary, arcs, trees)
     return total
 
 
 def marginals(
-    unary: Tensor, edge: Tensor, trees: TreeBatch, clamp: Tensor | None = None
+    unary: Tensor, edge: Tensor | ArcTable, trees: TreeBatch, clamp: Tensor | None = None
 ) -> Tensor:
     """Node marginals Pr(m_j = k | T), ``[B, N, K]``, as the gradient of ``log Z``.
 
     Padding and infeasible trees get all-zero rows. The result is differentiable when
     grad mode is on and ``unary`` or ``edge`` requires grad.
     """
-    create_graph = torch.is_grad_enabled() and (unary.requires_grad or edge.requires_grad)
+    table = edge.table if isinstance(edge, ArcTable) else edge
+    create_graph = torch.is_grad_enabled() and (unary.requires_grad or table.requires_grad)
     with torch.enable_grad():
         # Differentiating w.r.t. a zero offset keeps the graph to unary and edge intact.
         offset = torch.zeros_like(unary, requires_grad=True)
@@ -290,7 +362,7 @@ def marginals(
 
 
 def map_assign(
-    unary: Tensor, edge: Tensor, trees: TreeBatch, clamp: Tensor | None = None
+    unary: Tensor, edge: Tensor | ArcTable, trees: TreeBatch, clamp: Tensor | None = None
 ) -> tuple[Tensor, Tensor]:
     """Most probable tags via max-product: ``(tags [B, N] long, best log score [B])``.
 
@@ -301,24 +373,25 @@ def map_assign(
     indicator of the MAP assignment). For a tree with no allowed assignment the score
     is -inf and its tags are arbitrary.
     """
-    unary, trees = _prepare(unary, edge, trees, clamp)
-    best, beliefs = _upward(MaxSemiring, unary, edge, trees)
+    unary, arcs, trees = _prepare(unary, edge, trees, clamp)
+    best, beliefs, arc_rows = _upward(MaxSemiring, unary, arcs, trees)
     b, n, k = unary.shape
     tags = torch.full((b * n,), -1, dtype=torch.long, device=unary.device)
     if trees.num_nodes:
-        edge_rows = edge.detach().reshape(b * n * k, k)
+        table_rows = arcs.table.detach().reshape(-1, k)
         with torch.no_grad():
             _, decoded = MaxSemiring.sum_with_backpointers(beliefs[0], dim=-1)
             per_level = [decoded]
-            for level, belief in zip(trees.levels[1:], beliefs[1:], strict=True):
+            for level, belief, rows in zip(trees.levels[1:], beliefs[1:], arc_rows[1:],
+                                           strict=True):
                 head_tags = decoded.index_select(0, level.parent_pos)
                 # The back-pointer for the decoded head tag only, recomputed from the
                 # stored beliefs with the same arithmetic as the upward pass (so it is
                 # that pass's argmax): O(K) per node, whereas an argmax over all K²
                 # scores on the way up made the whole MAP ~1.4x slower (K = 24, CPU).
-                arcs = edge_rows.index_select(0, level.flat * k + head_tags)
+                row = table_rows.index_select(0, rows * k + head_tags)
                 _, decoded = MaxSemiring.sum_with_backpointers(
-                    MaxSemiring.times(arcs, belief), dim=-1
+                    MaxSemiring.times(row, belief), dim=-1
                 )
                 per_level.append(decoded)
             tags.index_copy_(0, trees.order, torch.cat(per_level))
@@ -326,13 +399,17 @@ def map_assign(
 
 
 def score(
-    tags: Tensor, unary: Tensor, edge: Tensor, trees: TreeBatch, clamp: Tensor | None = None
+    tags: Tensor,
+    unary: Tensor,
+    edge: Tensor | ArcTable,
+    trees: TreeBatch,
+    clamp: Tensor | None = None,
 ) -> Tensor:
     """Unnormalised log score ``[B]`` of the assignment ``tags`` ([B, N]; padding ignored).
 
     Training uses ``log_partition(...) - score(gold, ...)`` as the NLL.
     """
-    unary, trees = _prepare(unary, edge, trees, clamp)
+    unary, arcs, trees = _prepare(unary, edge, trees, clamp)
     b, n, k = unary.shape
     if tags.shape != (b, n):
         raise ValueError(f"tags must be {(b, n)}, got {tuple(tags.shape)}")
@@ -342,7 +419,7 @@ def score(
     is_child = trees.heads >= 0
     head_tags = safe_tags.gather(1, trees.heads.clamp(min=0))
     pair = (head_tags * k + safe_tags).masked_fill(~is_child, 0)
-    arc_scores = edge.reshape(b, n, k * k).gather(2, pair.unsqueeze(-1)).squeeze(-1)
+    arc_scores = arcs.table.reshape(-1, k * k)[arcs.index, pair]
     # where(), not multiplication: padding may hold inf/NaN and -inf * 0 is NaN.
     zero = unary.new_zeros(())
     return (torch.where(mask, node_scores, zero) + torch.where(is_child, arc_scores, zero)).sum(1)

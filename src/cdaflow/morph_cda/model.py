@@ -34,7 +34,7 @@ from torch import Tensor, nn
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
-from cdaflow.morph_cda.bp import TreeBatch, log_partition, map_assign, score
+from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign, score
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
 
 UPOS = "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
@@ -189,17 +189,17 @@ class AgreementMRF(nn.Module):
         hidden = torch.tanh(self.V(features))  # [U, n1]
         return torch.exp(torch.einsum("cdn,un->ucd", self.U, hidden)), inverse
 
-    def edge_potentials(self, batch: Batch) -> Tensor:
-        """log ψ for every arc, [B, N, K, K] indexed [head tag, dependent tag]."""
+    def edge_potentials(self, batch: Batch) -> ArcTable:
+        """log ψ per arc type, [U, K, K] indexed [head tag, dependent tag], and each arc's type."""
         W, inverse = self.arc_matrices(batch)
         M = self.multi_hot
         per_type = torch.einsum("kc,ucd,ld->ukl", M, W, M)
-        return per_type[inverse]
+        return ArcTable(per_type, inverse)
 
     def nll(self, batch: Batch) -> Tensor:
         """Negative log-likelihood of the observed tags, per sentence [B] (nats)."""
         edge = self.edge_potentials(batch)
-        unary = edge.new_zeros(batch.size, edge.shape[1], self.inventory.size)
+        unary = edge.table.new_zeros(batch.size, batch.trees.max_len, self.inventory.size)
         return log_partition(unary, edge, batch.trees) - score(batch.tags, unary, edge, batch.trees)
 
     @torch.no_grad()
@@ -210,10 +210,11 @@ class AgreementMRF(nn.Module):
         gets φ = α on its observed tag.
         """
         edge = self.edge_potentials(batch)
-        b, n, k = edge.shape[0], edge.shape[1], self.inventory.size
-        unary = torch.zeros(b, n, k, device=edge.device)
+        b, n, k = batch.size, batch.trees.max_len, self.inventory.size
+        device = edge.table.device
+        unary = torch.zeros(b, n, k, device=device)
         unary.scatter_(2, batch.tags.unsqueeze(-1), log_alpha)
-        allowed = self.inventory.gender_variants().to(edge.device)
+        allowed = self.inventory.gender_variants().to(device)
         clamp = allowed[batch.tags]  # [B, N, K]
         for i, pairs in enumerate(fixed):
             for position, tag in pairs:

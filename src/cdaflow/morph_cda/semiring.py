@@ -35,6 +35,7 @@ def safe_logsumexp(x: Tensor, dim: int = -1) -> Tensor:
 class Semiring:
     """A commutative semiring over log-scores: ``times`` is ``+``; subclasses define ``sum``."""
 
+    name: ClassVar[str] = ""
     zero: ClassVar[float] = float("-inf")
     one: ClassVar[float] = 0.0
 
@@ -54,6 +55,11 @@ class Semiring:
         raise NotImplementedError
 
     @classmethod
+    def sum_(cls, x: Tensor, dim: int, out: Tensor) -> Tensor:
+        """Semiring sum over ``dim`` into ``out``; may overwrite ``x`` (temporaries outside autograd)."""
+        return out.copy_(cls.sum(x, dim))
+
+    @classmethod
     def sum_with_backpointers(cls, x: Tensor, dim: int = -1) -> tuple[Tensor, Tensor | None]:
         """Semiring sum over ``dim`` plus the index that attains it (``None`` if meaningless)."""
         return cls.sum(x, dim), None
@@ -61,6 +67,8 @@ class Semiring:
 
 class LogSemiring(Semiring):
     """Sum-product in log space: ``plus`` is logsumexp (NaN-free gradient at -inf)."""
+
+    name = "log"
 
     @classmethod
     def sum(cls, x: Tensor, dim: int = -1) -> Tensor:
@@ -70,9 +78,26 @@ class LogSemiring(Semiring):
 class MaxSemiring(Semiring):
     """Max-product in log space (Viterbi): ``plus`` is max; back-pointers are the argmax."""
 
+    name = "max"
+
     @classmethod
     def sum(cls, x: Tensor, dim: int = -1) -> Tensor:
         return x.amax(dim=dim)
+
+    @classmethod
+    def sum_(cls, x: Tensor, dim: int, out: Tensor) -> Tensor:
+        # Pairwise halving with elementwise maximum: over a short non-innermost dim this is
+        # ~2.5x faster than amax on CPU (K = 24), and it yields the same values exactly.
+        n = x.shape[dim]
+        if n < 2:
+            return out.copy_(x.amax(dim=dim))
+        while n > 2:
+            half = n // 2
+            low = x.narrow(dim, 0, half)
+            torch.maximum(low, x.narrow(dim, n - half, half), out=low)
+            n -= half
+            x = x.narrow(dim, 0, n)
+        return torch.maximum(x.select(dim, 0), x.select(dim, 1), out=out)
 
     @classmethod
     def sum_with_backpointers(cls, x: Tensor, dim: int = -1) -> tuple[Tensor, Tensor]:

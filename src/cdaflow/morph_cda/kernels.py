@@ -1,0 +1,97 @@
+"""Fused CPU kernels for one belief-propagation step: all messages of a depth level.
+
+A message from node ``r`` to its head is ``msg[r, h] = ⊕_c (table[u_r, c, h] ⊗ belief[r, c])``
+(tables child-major, ``u_r`` the node's arc type). In torch that is a gather, an add and a
+reduction over ``[M, K, K]`` temporaries; here one pass per node reads its arc type's
+table (a few hundred rows that stay in cache) and writes ``K`` values, in parallel over
+nodes. Only used for CPU tensors that need no gradient; :mod:`cdaflow.morph_cda.bp` falls back
+to its chunked torch code everywhere else (CUDA, gradients, other dtypes).
+
+The max kernel performs the same float additions and comparisons as the torch path,
+so its messages are bitwise identical (NaN potentials aside, which torch propagates
+and these kernels skip); the log kernel agrees to rounding.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import torch
+from torch import Tensor
+
+__all__ = ["fused_messages", "supports"]
+
+_DTYPES = (torch.float32, torch.float64)
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _max_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
+                  out: np.ndarray) -> None:  # pragma: no cover - compiled
+    m, k = belief.shape
+    for r in numba.prange(m):
+        t = table[rows[r]]
+        acc = out[r]
+        for h in range(k):
+            acc[h] = t[0, h] + belief[r, 0]
+        for c in range(1, k):
+            b = belief[r, c]
+            for h in range(k):
+                v = t[c, h] + b
+                if v > acc[h]:
+                    acc[h] = v
+    return
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _log_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
+                  out: np.ndarray) -> None:  # pragma: no cover - compiled
+    m, k = belief.shape
+    for r in numba.prange(m):
+        t = table[rows[r]]
+        top = out[r]
+        for h in range(k):
+            top[h] = t[0, h] + belief[r, 0]
+        for c in range(1, k):
+            b = belief[r, c]
+            for h in range(k):
+                v = t[c, h] + b
+                if v > top[h]:
+                    top[h] = v
+        total = np.zeros(k, dtype=out.dtype)
+        for c in range(k):
+            b = belief[r, c]
+            for h in range(k):
+                if top[h] != -math.inf:
+                    total[h] += math.exp(t[c, h] + b - top[h])
+        for h in range(k):
+            if top[h] != -math.inf:
+                top[h] += math.log(total[h])
+    return
+
+
+_KERNELS = {"max": _max_messages, "log": _log_messages}
+
+
+def supports(kind: str, belief: Tensor) -> bool:
+    """Whether a fused kernel exists for this semiring ``kind`` and these tensors."""
+    return kind in _KERNELS and belief.device.type == "cpu" and belief.dtype in _DTYPES
+
+
+def fused_messages(kind: str, table_cm: Tensor, rows: Tensor, belief: Tensor, out: Tensor) -> Tensor:
+    """All messages of one level into ``out`` ``[M, K]``.
+
+    ``table_cm`` is ``[U, K_child, K_head]`` (a strided view works, best contiguous),
+    ``rows`` ``[M]`` the arc type of each node and ``belief`` ``[M, K]`` each node's
+    inside belief.
+    """
+    # Use exactly the threads torch was given (the rule's `threads`), never more.
+    numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
+    _KERNELS[kind](
+        table_cm.detach().numpy(),
+        rows.contiguous().numpy(),
+        belief.detach().contiguous().numpy(),
+        out.numpy(),
+    )
+    return out
