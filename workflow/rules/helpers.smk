@@ -111,7 +111,11 @@ def sentence_bias_targets():
             "senteval.tsv",
             "models.tsv",
         )
-    ]
+    ] + (
+        [f"{SB_OUT}/transformer/{name}" for name in ("gender_direction.tsv", "table12_example.tsv", "table13_examples.tsv")]
+        if SB["transformer"]["enabled"]
+        else []
+    )
 
 
 # Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds

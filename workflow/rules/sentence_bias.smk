@@ -204,3 +204,39 @@ rule sb_tables:
         f"{ENVS}/base.yaml"
     script:
         "../scripts/sb_tables.py"
+
+
+rule sb_transformer:
+    """Bias score for a transformer encoder (§6): sentence-pair direction, Tables 12-13, Fig. 7."""
+    input:
+        model=file_ref_input(SB["transformer"]["model"]) if "hub" not in SB["transformer"]["model"] else [],
+        sentences=file_ref_input(SB["transformer"].get("direction_sentences")),
+        snli=file_ref_input(SB.get("snli")),
+        words=f"{SB_OUT}/gender_words.txt",
+    output:
+        direction=f"{SB_OUT}/transformer/gender_direction.npy",
+        pairs=f"{SB_OUT}/transformer/direction_pairs.tsv",
+        table=report(f"{SB_OUT}/transformer/gender_direction.tsv", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
+        table12=report(f"{SB_OUT}/transformer/table12_example.tsv", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
+        table13=report(f"{SB_OUT}/transformer/table13_examples.tsv", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
+        figure=report(f"{SB_OUT}/transformer/fig7_direction_importance.png", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
+    log:
+        "logs/sentence_bias/transformer.log",
+    benchmark:
+        "results/benchmarks/sentence_bias/transformer.tsv"
+    params:
+        spec=SB["transformer"],
+        model_member=file_ref_member(SB["transformer"]["model"]),
+        sentences_member=file_ref_member(SB["transformer"].get("direction_sentences")),
+        snli_member=file_ref_member(SB.get("snli")),
+        example=SB["example_sentence"],
+        seed=config["seed"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/sb_transformer.py"

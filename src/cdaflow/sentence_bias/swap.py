@@ -238,6 +238,7 @@ class Swapper:
             if word in male_to_female and target in female_to_male:
                 male_to_female[word] = target
         self._words: dict[str, str] = {**female_to_male, **male_to_female}
+        self._female_words = frozenset(female_to_male)
         self._context_her = her_rule == "context" and {"her", "his", "him"} <= self._words.keys()
         self._context_his = her_rule == "context" and {"his", "her", "hers"} <= self._words.keys()
 
@@ -255,6 +256,10 @@ class Swapper:
             if target != name:
                 self._names[name] = target
         self._names_upper = {name.upper(): target.upper() for name, target in self._names.items()}
+        # A name is female when it ranks higher among female names (the swap's own rule).
+        self._female_names = frozenset(
+            name for name in self._names if female_rank.get(name, k) <= male_rank.get(name, k)
+        )
 
     @classmethod
     def from_tsv(
@@ -312,6 +317,27 @@ class Swapper:
         """Whether :meth:`swap` would replace at least one token (a gender word or a given name)."""
         tokens = tokenize(sentence)
         return any(self._replacement(tokens, i) is not None for i in range(len(tokens)))
+
+    def gender_counts(self, sentence: str) -> tuple[int, int]:
+        """``(female, male)``: how many of the tokens :meth:`swap` replaces are female / male.
+
+        Tells which side of a (female, male) sentence pair a sentence is on: all-female
+        sentences swap to their male counterpart and vice versa; mixed ones have no side.
+        """
+        tokens = tokenize(sentence)
+        female = male = 0
+        for i, token in enumerate(tokens):
+            if self._replacement(tokens, i) is None:
+                continue
+            text = token.text
+            is_female = (
+                text.lower() in self._female_words
+                if text.lower() in self._words
+                else (text if text in self._names else text.title()) in self._female_names
+            )
+            female += is_female
+            male += not is_female
+        return female, male
 
     __call__ = swap
 
