@@ -13,10 +13,12 @@ from cdaflow.sentence_bias.nli import (
     NLINet,
     NLIPair,
     evaluate,
+    read_nli_corpus,
     read_senteval_nli,
     read_snli,
     read_snli_jsonl,
     train_nli,
+    write_snli_jsonl,
 )
 
 torch.set_num_threads(1)
@@ -228,6 +230,34 @@ def test_read_senteval_nli(tmp_path):
     (tmp_path / "labels.dev").write_text("neutral\n")
     with pytest.raises(ValueError, match="line counts differ"):
         read_senteval_nli(tmp_path, "dev")
+
+
+def test_nli_corpus_in_both_formats(tmp_path):
+    pairs = [NLIPair(f"A man plays {i} .", f"Someone plays {i} .", LABELS[i % 3]) for i in range(12)]
+    jsonl = tmp_path / "jsonl"
+    jsonl.mkdir()
+    for split, part in (("train", pairs[:8]), ("dev", pairs[8:10]), ("test", pairs[10:])):
+        write_snli_jsonl(part, jsonl / f"snli_1.0_{split}.jsonl")
+    kept = read_nli_corpus(jsonl)
+    assert kept == {"train": pairs[:8], "dev": pairs[8:10], "test": pairs[10:]}
+    senteval = tmp_path / "senteval"
+    senteval.mkdir()
+    for split, part in (("dev", pairs[:6]), ("test", pairs[6:])):  # no train split, as in the sample
+        for name, column in (("s1", [p.premise for p in part]), ("s2", [p.hypothesis for p in part]),
+                             ("labels", [p.label for p in part])):
+            (senteval / f"{name}.{split}").write_text("\n".join(column) + "\n")
+    pooled = read_nli_corpus(senteval, "senteval", dev_size=2, test_size=3, seed=5)
+    assert [len(pooled[s]) for s in ("train", "dev", "test")] == [7, 2, 3]
+    assert sorted(p.premise for part in pooled.values() for p in part) == sorted(p.premise for p in pairs)
+    assert pooled == read_nli_corpus(senteval, "senteval", dev_size=2, test_size=3, seed=5)
+    with pytest.raises(ValueError, match="too small"):
+        read_nli_corpus(senteval, "senteval", dev_size=6, test_size=6)
+    with pytest.raises(FileNotFoundError, match="snli_1.0_train.jsonl"):
+        read_nli_corpus(senteval)
+    with pytest.raises(FileNotFoundError, match="no labels"):
+        read_nli_corpus(jsonl, "senteval")
+    with pytest.raises(ValueError, match="unknown NLI format"):
+        read_nli_corpus(jsonl, "csv")
 
 
 @pytest.mark.shared_data

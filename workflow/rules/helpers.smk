@@ -88,6 +88,14 @@ def file_ref_member(ref):
     return (ref or {}).get("file") if "dataset" in (ref or {}) else None
 
 
+def sb_senteval_root():
+    """The SentEval data folder: `senteval.root`, else the one assembled from `senteval.folders`."""
+    senteval = SB["senteval"]
+    if senteval.get("root"):
+        return file_ref_input(senteval["root"])
+    return [f"{SB_OUT}/senteval_data"] if senteval["folders"] else []
+
+
 def sb_corpora():
     """Training corpora: the original SNLI, then SubNN and AugNN for each percentile."""
     percentiles = [int(p) if float(p).is_integer() else p for p in SB["percentiles"]]
@@ -110,6 +118,9 @@ def sentence_bias_targets():
             "seat.tsv",
             "senteval.tsv",
             "models.tsv",
+            "tables6_7_11_seat.tsv",
+            "tables8_9_senteval.tsv",
+            "table10_senteval_overall.tsv",
         )
     ] + (
         [f"{SB_OUT}/transformer/{name}" for name in ("gender_direction.tsv", "table12_example.tsv", "table13_examples.tsv")]

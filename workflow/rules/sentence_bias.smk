@@ -21,6 +21,25 @@ rule sb_vectors:
         "../scripts/sb_vectors.py"
 
 
+rule sb_snli:
+    """The NLI training corpus in SNLI's layout (SentEval-format samples are pooled and re-split)."""
+    input:
+        snli=file_ref_input(SB.get("snli")),
+    output:
+        directory(f"{SB_OUT}/snli"),
+    log:
+        "logs/sentence_bias/snli.log",
+    params:
+        member=file_ref_member(SB.get("snli")),
+        format=SB["snli_format"],
+        split=SB["split"],
+        seed=config["seed"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/sb_snli.py"
+
+
 rule sb_gender_words:
     """The gender word list L (§3.3): gendered nouns in all forms plus SSA given names."""
     input:
@@ -65,7 +84,7 @@ rule sb_gender_direction:
 rule sb_train_infersent:
     """InferSent (BiLSTM-max) trained on one NLI corpus with the paper's settings (§4.3)."""
     input:
-        corpus=lambda wc: file_ref_input(SB.get("snli")) if wc.model in ("original", "hard_debias") else [f"{SB_OUT}/corpora/{wc.model}"],
+        corpus=lambda wc: f"{SB_OUT}/snli" if wc.model in ("original", "hard_debias") else f"{SB_OUT}/corpora/{wc.model}",
         vectors=f"{SB_OUT}/vectors",
         direction=f"{SB_OUT}/gender_direction.npy",
         debiaswe=file_ref_input(SB.get("debiaswe")),
@@ -76,7 +95,6 @@ rule sb_train_infersent:
     benchmark:
         "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
     params:
-        corpus_member=lambda wc: file_ref_member(SB.get("snli")) if wc.model in ("original", "hard_debias") else None,
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         encoder=SB["encoder"],
         training=SB["training"],
@@ -94,7 +112,7 @@ rule sb_train_infersent:
 rule sb_score_snli:
     """Bias score of every SNLI training sentence (§3.1, §4.2); Tables 2-3 and Fig. 5."""
     input:
-        snli=file_ref_input(SB.get("snli")),
+        snli=f"{SB_OUT}/snli",
         encoder=file_ref_input(SB.get("pretrained_infersent")) or [f"{SB_OUT}/models/original"],
         direction=f"{SB_OUT}/gender_direction.npy",
         words=f"{SB_OUT}/gender_words.txt",
@@ -109,7 +127,6 @@ rule sb_score_snli:
     benchmark:
         "results/benchmarks/sentence_bias/score_snli.tsv"
     params:
-        snli_member=file_ref_member(SB.get("snli")),
         encoder_member=file_ref_member(SB.get("pretrained_infersent")),
         pretrained=bool(SB.get("pretrained_infersent")),
         example=SB["example_sentence"],
@@ -128,7 +145,6 @@ rule sb_score_snli:
 rule sb_corpora:
     """SubNN and AugNN corpora (§4.2.1-4.2.2), re-split into train/dev/test."""
     input:
-        snli=file_ref_input(SB.get("snli")),
         scores=f"{SB_OUT}/snli_scores.tsv",
         names=file_ref_input(SB.get("ssa_names")),
     output:
@@ -137,7 +153,6 @@ rule sb_corpora:
     log:
         "logs/sentence_bias/corpora.log",
     params:
-        snli_member=file_ref_member(SB.get("snli")),
         ssa_member=file_ref_member(SB.get("ssa_names")),
         names=SB["names_swapped"],
         percentiles=SB["percentiles"],
@@ -151,6 +166,23 @@ rule sb_corpora:
         "../scripts/sb_corpora.py"
 
 
+rule sb_senteval_data:
+    """SentEval's data folder, laid out as its get_transfer_data.bash does, from the acquired parts."""
+    input:
+        parts=[file_ref_input(ref)[0] for ref in SB["senteval"]["folders"].values()],
+    output:
+        directory(f"{SB_OUT}/senteval_data"),
+    log:
+        "logs/sentence_bias/senteval_data.log",
+    params:
+        folders=list(SB["senteval"]["folders"]),
+        members=[file_ref_member(ref) for ref in SB["senteval"]["folders"].values()],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/sb_senteval_data.py"
+
+
 rule sb_evaluate_model:
     """SEAT (§5.1.1) and SentEval (§5.1.2) for one trained encoder."""
     input:
@@ -159,7 +191,7 @@ rule sb_evaluate_model:
         direction=f"{SB_OUT}/gender_direction.npy",
         debiaswe=file_ref_input(SB.get("debiaswe")),
         seat=file_ref_input(SB["seat"].get("tests")),
-        senteval=file_ref_input(SB["senteval"].get("root")),
+        senteval=sb_senteval_root(),
     output:
         seat=f"{SB_OUT}/evaluation/{{model}}/seat.tsv",
         senteval=f"{SB_OUT}/evaluation/{{model}}/senteval.tsv",
@@ -171,8 +203,9 @@ rule sb_evaluate_model:
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         seat_member=file_ref_member(SB["seat"].get("tests")),
         seat=SB["seat"],
-        senteval_member=file_ref_member(SB["senteval"].get("root")),
+        senteval_member=file_ref_member(SB["senteval"].get("root")) if SB["senteval"].get("root") else None,
         tasks=SB["senteval"]["tasks"],
+        kfold=SB["senteval"]["kfold"],
         seed=config["seed"],
     threads: config["compute"]["threads"]
     resources:
@@ -195,6 +228,9 @@ rule sb_tables:
         senteval=report(f"{SB_OUT}/senteval.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
         models=report(f"{SB_OUT}/models.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
         figure=report(f"{SB_OUT}/fig6_seat.png", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        seat_wide=report(f"{SB_OUT}/tables6_7_11_seat.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        senteval_wide=report(f"{SB_OUT}/tables8_9_senteval.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        senteval_overall=report(f"{SB_OUT}/table10_senteval_overall.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
     log:
         "logs/sentence_bias/tables.log",
     params:
@@ -211,7 +247,7 @@ rule sb_transformer:
     input:
         model=file_ref_input(SB["transformer"]["model"]) if "hub" not in SB["transformer"]["model"] else [],
         sentences=file_ref_input(SB["transformer"].get("direction_sentences")),
-        snli=file_ref_input(SB.get("snli")),
+        snli=f"{SB_OUT}/snli",
         words=f"{SB_OUT}/gender_words.txt",
     output:
         direction=f"{SB_OUT}/transformer/gender_direction.npy",
@@ -228,7 +264,6 @@ rule sb_transformer:
         spec=SB["transformer"],
         model_member=file_ref_member(SB["transformer"]["model"]),
         sentences_member=file_ref_member(SB["transformer"].get("direction_sentences")),
-        snli_member=file_ref_member(SB.get("snli")),
         example=SB["example_sentence"],
         seed=config["seed"],
         scale=config["scale"],

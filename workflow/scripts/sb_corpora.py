@@ -1,6 +1,5 @@
 """SubNN and AugNN corpora from the SNLI bias scores (rule sb_corpora)."""
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -9,6 +8,7 @@ from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.corpora import Pair, augment, resplit, subtract, thresholds
+from cdaflow.sentence_bias.nli import write_snli_jsonl
 from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
 
 
@@ -16,14 +16,7 @@ def write_corpus(split, destination: Path) -> None:
     """SNLI-format jsonl files, written into a temporary folder and renamed into place."""
     with atomic_directory(destination) as tmp:
         for name, pairs in (("train", split.train), ("dev", split.dev), ("test", split.test)):
-            with open(tmp / f"snli_1.0_{name}.jsonl", "w", encoding="utf-8") as handle:
-                for pair in pairs:
-                    record = {
-                        "gold_label": pair.label,
-                        "sentence1": pair.premise,
-                        "sentence2": pair.hypothesis,
-                    }
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            write_snli_jsonl(pairs, tmp / f"snli_1.0_{name}.jsonl")
 
 
 with rule_context(snakemake) as log:  # noqa: F821

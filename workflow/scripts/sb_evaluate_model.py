@@ -49,7 +49,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         reason = "no SentEval data folder configured (studies.sentence_bias.senteval.root)"
         senteval = pd.DataFrame([{"task": task, "status": "missing", "reason": reason} for task in p.tasks])
     else:
-        senteval = pd.DataFrame(run_senteval(encode, root, p.tasks, seed=p.seed))
+        senteval = pd.DataFrame(run_senteval(encode, root, p.tasks, seed=p.seed, kfold=p.kfold))
     senteval.insert(0, "model", smk.wildcards.model)
     write_tsv_atomic(senteval, Path(smk.output.senteval))
     log.info("SentEval: %s", senteval.reindex(columns=["task", "status", "score"]).to_dict("records"))

@@ -44,7 +44,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     pairs = [
         pair
         for split in ("train", "dev", "test")
-        for pair in read_snli(input_path(smk.input.snli, p.snli_member) / f"snli_1.0_{split}.jsonl")
+        for pair in read_snli(Path(smk.input.snli) / f"snli_1.0_{split}.jsonl")
     ]
     sentences = list(dict.fromkeys(s for pair in pairs for s in (pair.premise, pair.hypothesis)))
     log.info("%d pairs, %d distinct sentences", len(pairs), len(sentences))

@@ -12,6 +12,7 @@ import pandas as pd  # noqa: E402
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic  # noqa: E402
 from cdaflow.runtime import rule_context  # noqa: E402
+from cdaflow.sentence_bias.reports import seat_table, senteval_overall, senteval_table  # noqa: E402
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
@@ -22,6 +23,14 @@ with rule_context(snakemake) as log:  # noqa: F821
         table.insert(0, "scale", scale)
     write_tsv_atomic(seat, Path(smk.output.seat))
     write_tsv_atomic(senteval, Path(smk.output.senteval))
+    # The paper's layouts: Tables 6-7 and 11 (SEAT), 8-9 (SentEval), 10 (overall score).
+    for table, path in (
+        (seat_table(seat, smk.params.models), smk.output.seat_wide),
+        (senteval_table(senteval, smk.params.models), smk.output.senteval_wide),
+        (senteval_overall(senteval, smk.params.models), smk.output.senteval_overall),
+    ):
+        table.insert(0, "scale", scale)
+        write_tsv_atomic(table, Path(path))
     models = []
     for folder in map(Path, smk.input.models):
         config = json.loads((folder / "config.json").read_text())

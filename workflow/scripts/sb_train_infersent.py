@@ -1,5 +1,6 @@
 """Train one InferSent on one NLI corpus (rule sb_train_infersent)."""
 
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -19,7 +20,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         debiaswe = input_path(smk.input.debiaswe, smk.params.debiaswe_member)
         vectors = debiased_vectors(vectors, np.load(smk.input.direction), debiaswe)
         log.info("hard-debiased the word vectors (neutralise + equalise)")
-    folder = input_path(smk.input.corpus, smk.params.corpus_member)
+    folder = Path(smk.input.corpus)
     train, dev, test = (read_snli(folder / f"snli_1.0_{split}.jsonl") for split in ("train", "dev", "test"))
     log.info(
         "%s: %d train, %d dev, %d test pairs from %s", model_name, len(train), len(dev), len(test), folder

@@ -57,7 +57,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         sentences = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         source = str(path)
     else:
-        snli = input_path(smk.input.snli, p.snli_member)
+        snli = Path(smk.input.snli)
         sentences = [s for pair in read_snli(snli / "snli_1.0_train.jsonl") for s in (pair.premise, pair.hypothesis)]
         source = "SNLI train"
     # The context rule for her/his (her → his before a noun, him otherwise) keeps the swapped

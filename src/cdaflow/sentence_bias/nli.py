@@ -124,6 +124,47 @@ def read_snli(path: str | Path, split: str | None = None) -> list[NLIPair]:
     return read_snli_jsonl(path)
 
 
+SNLI_SPLITS = ("train", "dev", "test")
+NLI_FORMATS = ("jsonl", "senteval")
+
+
+def read_nli_corpus(
+    folder: str | Path, fmt: str = "jsonl", *, dev_size: int = 10_000, test_size: int = 10_000, seed: int = 0
+) -> dict[str, list[NLIPair]]:
+    """An NLI corpus as ``{"train", "dev", "test"}`` pair lists.
+
+    ``jsonl``: the official SNLI layout, ``snli_1.0_{train,dev,test}.jsonl`` in `folder`, splits
+    kept. ``senteval``: SentEval's ``s1/s2/labels.<split>`` files; every split present is
+    pooled and re-split with `dev_size` dev and `test_size` test pairs (seeded, as the Sub/Aug
+    corpora are), the rest train: a sample without a train split still trains a model.
+    """
+    folder = Path(folder)
+    if fmt == "jsonl":
+        files = {split: folder / f"snli_1.0_{split}.jsonl" for split in SNLI_SPLITS}
+        absent = [str(f) for f in files.values() if not f.is_file()]
+        if absent:
+            raise FileNotFoundError(f"SNLI folder {folder}: missing {', '.join(absent)}")
+        return {split: read_snli_jsonl(path) for split, path in files.items()}
+    if fmt != "senteval":
+        raise ValueError(f"unknown NLI format {fmt!r}; use one of {NLI_FORMATS}")
+    from cdaflow.sentence_bias.corpora import resplit
+
+    present = [split for split in SNLI_SPLITS if (folder / f"labels.{split}").is_file()]
+    if not present:
+        raise FileNotFoundError(f"SentEval NLI folder {folder}: no labels.{{train,dev,test}} file")
+    pooled = [pair for split in present for pair in read_senteval_nli(folder, split)]
+    parts = resplit(pooled, dev_size, test_size, seed=seed)
+    return {"train": list(parts.train), "dev": list(parts.dev), "test": list(parts.test)}
+
+
+def write_snli_jsonl(pairs: Sequence[NLIPair], path: str | Path) -> None:
+    """Pairs as SNLI ``.jsonl`` records (``gold_label``, ``sentence1``, ``sentence2``)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for pair in pairs:
+            record = {"gold_label": pair.label, "sentence1": pair.premise, "sentence2": pair.hypothesis}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
 # ---------------------------------------------------------------------------------------------
 # The model
 # ---------------------------------------------------------------------------------------------

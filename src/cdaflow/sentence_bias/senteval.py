@@ -73,7 +73,9 @@ What does not match:
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -115,6 +117,8 @@ __all__ = [
 Encoder = Callable[[list[str]], Any]
 
 #: The twelve tasks of Dolci et al. 2023, Tables 8-9 (SentEval names).
+log = logging.getLogger(__name__)
+
 PAPER_TASKS = (
     "MR",
     "CR",
@@ -879,6 +883,9 @@ def run_senteval(
                 {"task": spec.name, "status": "missing", "metric": None, "score": None, "n": 0, "reason": str(err)}
             )
             continue
+        start = time.perf_counter()
         result = _evaluate(encode, spec, data, seed=seed, kfold=kfold, batch_size=batch_size, solver=solver)
         rows.append({"task": spec.name, "status": "ok", **result})
+        log.info("SentEval %s: %s %s in %.1f s", spec.name, result.get("metric"), result.get("score"),
+                 time.perf_counter() - start)
     return rows
