@@ -129,12 +129,21 @@ def sentence_bias_targets():
     )
 
 
+# -- Study B (regender) ----------------------------------------------------------------
+REG = config["studies"]["regender"]
+REG_OUT = "results/regender/es"
+
+
+def regender_targets():
+    return [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv")]
+
+
 # Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds
 # its tables and figures here.
 STUDY_TARGETS = {
     "morph_cda": morph_cda_targets,
     "sentence_bias": sentence_bias_targets,
-    "regender": lambda: [],
+    "regender": regender_targets,
     "gap_subjective": lambda: [],
 }
 

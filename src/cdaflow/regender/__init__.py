@@ -1,1 +1,1 @@
-"""Study B: Spanish conversational re-gendering (Jain et al. 2021)."""
+"""Study B (Jain et al. 2021): Spanish conversational re-gendering."""

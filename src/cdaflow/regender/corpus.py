@@ -1,0 +1,220 @@
+"""Candidate segments from a monolingual subtitle corpus, and the gender-parallel corpus (§4).
+
+Candidates (:func:`normalise`): whitespace collapsed, a leading dialogue dash removed, and
+dropped when longer than ``max_words`` untokenized words (10 in the paper) or without a single
+letter or digit ("removing too long and non-alpha numeric segments").
+
+Sharding (:func:`shard_corpus`) streams the corpus once, with bounded memory, into ``n`` shard
+files by a stable hash of the normalised segment, so exact duplicates meet in the same shard and
+each shard drops its own (a shard's set of segments is ``1/n`` of the corpus).
+
+The parallel corpus (:func:`parallel_pairs`, :func:`split_pairs`): every re-genderable segment
+gives two pairs, original → variant and variant → original ("we joined both re-gendering
+directions"), every neutral segment one pair with source = target; neutral pairs are sampled down
+to ``neutral_ratio`` times the re-genderable ones (the paper: 1.15M neutral, 1.05M re-genderable),
+and segments of the hand-checked test sets are left out so that no test segment is trained on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from cdaflow.io.atomic import atomic_file
+
+__all__ = [
+    "ParallelPair",
+    "corpus_stats",
+    "normalise",
+    "open_text",
+    "parallel_pairs",
+    "shard_corpus",
+    "shard_of",
+    "split_pairs",
+]
+
+DIALOGUE_DASHES = ("- ", "– ", "— ")
+
+
+def normalise(line: str, max_words: int = 10) -> str | None:
+    """The candidate segment of one corpus line, or None when it is filtered out."""
+    text = " ".join(line.split())
+    for dash in DIALOGUE_DASHES:
+        if text.startswith(dash):
+            text = text[len(dash) :]
+    if not text or len(text.split()) > max_words:
+        return None
+    if not any(char.isalnum() for char in text):
+        return None
+    return text
+
+
+def shard_of(segment: str, n_shards: int) -> int:
+    """Stable shard index of a segment (blake2b of its UTF-8 bytes, not Python's salted hash)."""
+    digest = hashlib.blake2b(segment.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") % n_shards
+
+
+def open_text(path: str | Path) -> io.TextIOBase:
+    """A corpus file as text: plain or gzip-compressed (by content, not name); invalid UTF-8 replaced."""
+    path = Path(path)
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+@dataclass
+class ShardCounts:
+    lines: int = 0
+    kept: int = 0
+    too_long_or_empty: int = 0
+    duplicates: int = 0
+
+
+def shard_corpus(
+    sources: Iterable[str | Path], outputs: Sequence[str | Path], *, max_words: int = 10, dedupe: bool = True
+) -> ShardCounts:
+    """Normalise, filter and shard every line of `sources` into the files `outputs` (atomically).
+
+    Memory is bounded by the largest shard's distinct segments when `dedupe` is on (one set per
+    shard), and constant otherwise.
+    """
+    counts = ShardCounts()
+    n = len(outputs)
+    if n < 1:
+        raise ValueError("at least one output shard is needed")
+    seen: list[set[bytes]] = [set() for _ in range(n)]
+    with ExitStack() as stack:
+        handles = [stack.enter_context(atomic_file(path, "w", encoding="utf-8")) for path in outputs]
+        for source in sources:
+            with open_text(source) as lines:
+                for line in lines:
+                    counts.lines += 1
+                    segment = normalise(line, max_words)
+                    if segment is None:
+                        counts.too_long_or_empty += 1
+                        continue
+                    k = shard_of(segment, n)
+                    if dedupe:
+                        key = hashlib.blake2b(segment.encode("utf-8"), digest_size=12).digest()
+                        if key in seen[k]:
+                            counts.duplicates += 1
+                            continue
+                        seen[k].add(key)
+                    handles[k].write(segment + "\n")
+                    counts.kept += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class ParallelPair:
+    source: str
+    target: str
+    label: str  # "G" (re-genderable) or "N" (neutral)
+    gendered: bool = False  # the parser saw a gender-agreeing word in the source segment
+
+
+def parallel_pairs(
+    decisions: Iterable[tuple[str, str | None, str | None, bool]],
+    *,
+    neutral_ratio: float = 1.0,
+    exclude: Iterable[str] = (),
+    seed: int = 0,
+) -> tuple[list[ParallelPair], dict[str, int]]:
+    """Pairs from ``(segment, label, variant, gendered)`` rule decisions; counts of what was kept and dropped.
+
+    A variant inherits its original's `gendered` flag (the rules change a word's gender, not
+    whether it has one).
+    """
+    excluded = set(exclude)
+    regenderable: list[ParallelPair] = []
+    neutral: list[ParallelPair] = []
+    counts = {"uncovered": 0, "test_overlap": 0}
+    for segment, label, variant, gendered in decisions:
+        if label is None:
+            counts["uncovered"] += 1
+            continue
+        if segment in excluded or (variant is not None and variant in excluded):
+            counts["test_overlap"] += 1
+            continue
+        if label == "G":
+            if variant is None or variant == segment:
+                raise ValueError(f"re-genderable segment without a different variant: {segment!r}")
+            regenderable += [ParallelPair(segment, variant, "G", gendered), ParallelPair(variant, segment, "G", gendered)]
+        elif label == "N":
+            neutral.append(ParallelPair(segment, segment, "N", gendered))
+        else:
+            raise ValueError(f"unknown label {label!r} for {segment!r}")
+    # Two directions of one G segment may meet again as another segment's pair: keep one each.
+    regenderable = list(dict.fromkeys(regenderable))
+    neutral = list(dict.fromkeys(neutral))
+    rng = random.Random(seed)
+    keep = int(round(neutral_ratio * len(regenderable)))
+    if len(neutral) > keep:
+        counts["neutral_dropped"] = len(neutral) - keep
+        neutral = rng.sample(neutral, keep)
+    pairs = regenderable + neutral
+    rng.shuffle(pairs)
+    counts |= {"regenderable_pairs": len(regenderable), "neutral_pairs": len(neutral)}
+    return pairs, counts
+
+
+def split_pairs(
+    pairs: Sequence[ParallelPair], dev: int, test: int
+) -> dict[str, list[ParallelPair]]:
+    """Train / dev / test, with both directions of a G segment always in the same split.
+
+    Pairs are grouped by their unordered {source, target}; groups go to dev, then test, then
+    train in the (already shuffled) order of their first pair, until dev and test hold at least
+    `dev` and `test` pairs.
+    """
+    groups: dict[frozenset[str], list[ParallelPair]] = {}
+    for pair in pairs:
+        groups.setdefault(frozenset((pair.source, pair.target)), []).append(pair)
+    if sum(map(len, groups.values())) < dev + test + 1:
+        raise ValueError(f"{len(pairs)} pairs cannot give {dev} dev and {test} test pairs and a training set")
+    out: dict[str, list[ParallelPair]] = {"train": [], "dev": [], "test": []}
+    for members in groups.values():
+        if len(out["dev"]) < dev:
+            out["dev"] += members
+        elif len(out["test"]) < test:
+            out["test"] += members
+        else:
+            out["train"] += members
+    return out
+
+
+def corpus_stats(splits: dict[str, Sequence[ParallelPair]]) -> list[dict[str, object]]:
+    """Rows of the appendix's Table 1: set, type, segments, running words (source side)."""
+    rows = []
+    for name, pairs in splits.items():
+        for kind, members in (
+            ("all", pairs),
+            ("neutral", [p for p in pairs if p.label == "N"]),
+            ("re-genderable", [p for p in pairs if p.label == "G"]),
+        ):
+            rows.append(
+                {
+                    "set": name,
+                    "type": kind,
+                    "segments": len(members),
+                    "running_words": sum(len(p.source.split()) for p in members),
+                }
+            )
+    return rows
+
+
+def iter_lines(path: str | Path) -> Iterator[str]:
+    with open_text(path) as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if line:
+                yield line

@@ -1,0 +1,96 @@
+"""Candidate filtering, hash sharding with per-shard dedupe, and the parallel corpus."""
+
+import gzip
+
+import pytest
+
+from cdaflow.regender.corpus import (
+    ParallelPair,
+    corpus_stats,
+    normalise,
+    parallel_pairs,
+    shard_corpus,
+    shard_of,
+    split_pairs,
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "out"),
+    [
+        ("  Estoy   cansado. \n", "Estoy cansado."),
+        ("- ¿Qué?", "¿Qué?"),
+        ("♪ ♪ ♪", None),
+        ("...", None),
+        ("", None),
+        ("uno dos tres cuatro cinco seis siete ocho nueve diez", "uno dos tres cuatro cinco seis siete ocho nueve diez"),
+        ("uno dos tres cuatro cinco seis siete ocho nueve diez once", None),
+        ("¡¡2!!", "¡¡2!!"),
+    ],
+)
+def test_normalise(line, out):
+    assert normalise(line) == out
+
+
+def test_shards_are_stable_disjoint_and_deduplicated(tmp_path):
+    plain = tmp_path / "a.txt"
+    plain.write_text("Hola.\nEstoy cansado.\nHola.\n♪\n")
+    packed = tmp_path / "b.txt.gz"
+    with gzip.open(packed, "wt", encoding="utf-8") as handle:
+        handle.write("Estoy cansado.\nLo sé.\n")
+    outputs = [tmp_path / f"shard{k}.txt" for k in range(3)]
+    counts = shard_corpus([plain, packed], outputs)
+    assert (counts.lines, counts.kept, counts.duplicates, counts.too_long_or_empty) == (6, 3, 2, 1)
+    shards = [path.read_text().splitlines() for path in outputs]
+    assert sorted(s for shard in shards for s in shard) == ["Estoy cansado.", "Hola.", "Lo sé."]
+    for k, shard in enumerate(shards):
+        assert all(shard_of(s, 3) == k for s in shard)
+    assert shard_of("Hola.", 3) == shard_of("Hola.", 3)  # not Python's per-process salted hash
+
+
+def test_parallel_pairs_both_directions_balanced_and_test_free():
+    decisions = [
+        ("Estoy cansado.", "G", "Estoy cansada.", True),
+        ("Estoy cansada.", "G", "Estoy cansado.", True),  # the same pair, found from the other side
+        ("Lo veo.", "G", "La veo.", True),
+        ("Hola.", "N", "Hola.", False),
+        ("Gracias.", "N", "Gracias.", False),
+        ("Adiós.", "N", "Adiós.", False),
+        ("Vale.", "N", "Vale.", False),
+        ("Buenos días.", "N", "Buenos días.", True),
+        ("Esto es otra cosa.", None, None, False),
+        ("Estoy listo.", "G", "Estoy lista.", True),  # a test segment
+    ]
+    pairs, counts = parallel_pairs(decisions, neutral_ratio=0.5, exclude={"Estoy lista."}, seed=1)
+    g = [p for p in pairs if p.label == "G"]
+    n = [p for p in pairs if p.label == "N"]
+    assert sorted((p.source, p.target) for p in g) == sorted([
+        ("Estoy cansado.", "Estoy cansada."), ("Estoy cansada.", "Estoy cansado."),
+        ("Lo veo.", "La veo."), ("La veo.", "Lo veo."),
+    ])
+    assert len(n) == 2 and all(p.source == p.target for p in n)
+    assert all(p.gendered for p in g)
+    assert counts == {"uncovered": 1, "test_overlap": 1, "neutral_dropped": 3, "regenderable_pairs": 4,
+                      "neutral_pairs": 2}
+    with pytest.raises(ValueError, match="without a different variant"):
+        parallel_pairs([("Listo.", "G", "Listo.", True)])
+
+
+def test_split_keeps_directions_together_and_counts_words():
+    pairs = [ParallelPair(f"a{i} b", f"c{i} b", "G") for i in range(10)]
+    pairs += [ParallelPair(f"c{i} b", f"a{i} b", "G") for i in range(10)]
+    pairs += [ParallelPair(f"n{i}", f"n{i}", "N") for i in range(10)]
+    splits = split_pairs(pairs, dev=4, test=4)
+    assert len(splits["dev"]) >= 4 and len(splits["test"]) >= 4
+    assert sum(map(len, splits.values())) == 30
+    where = {}
+    for name, members in splits.items():
+        for p in members:
+            where.setdefault(frozenset((p.source, p.target)), set()).add(name)
+    assert all(len(names) == 1 for names in where.values())
+    rows = {(r["set"], r["type"]): r for r in corpus_stats(splits)}
+    total = rows[("train", "all")]
+    assert total["segments"] == rows[("train", "neutral")]["segments"] + rows[("train", "re-genderable")]["segments"]
+    assert rows[("dev", "re-genderable")]["running_words"] == 2 * rows[("dev", "re-genderable")]["segments"]
+    with pytest.raises(ValueError, match="cannot give"):
+        split_pairs(pairs, dev=20, test=20)

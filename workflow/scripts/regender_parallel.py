@@ -1,0 +1,41 @@
+"""The gender-parallel corpus and its statistics, Table 1 of the appendix (rule regender_parallel)."""
+
+import csv
+from pathlib import Path
+
+import pandas as pd
+
+from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.regender.corpus import corpus_stats, parallel_pairs, split_pairs
+from cdaflow.regender.testsets import read_test_set
+from cdaflow.runtime import rule_context
+
+
+def decisions(paths):
+    for path in paths:
+        with open(path, encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\"):
+                yield row["segment"], row["label"] or None, row["variant"] or None, row["gendered"] == "1"
+
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    test_segments = {text for path in smk.input.test_sets for row in read_test_set(path)
+                     for text in (row.segment, *row.variants)}
+    pairs, counts = parallel_pairs(decisions(smk.input.decided), neutral_ratio=p.neutral_ratio,
+                                   exclude=test_segments, seed=p.seed)
+    log.info("%d pairs: %s", len(pairs), counts)
+    splits = split_pairs(pairs, p.split["dev"], p.split["test"])
+    with atomic_directory(Path(smk.output.corpus)) as tmp:
+        for name, members in splits.items():
+            columns = {"src": [p.source for p in members], "tgt": [p.target for p in members],
+                       "label": [p.label for p in members], "gendered": [str(int(p.gendered)) for p in members]}
+            for suffix, values in columns.items():
+                with open(tmp / f"{name}.{suffix}", "w", encoding="utf-8") as handle:
+                    handle.writelines(value + "\n" for value in values)
+    table = pd.DataFrame(corpus_stats(splits))
+    table.insert(0, "scale", p.scale)
+    write_tsv_atomic(table, Path(smk.output.stats))
+    log.info("splits: %s", {name: len(members) for name, members in splits.items()})

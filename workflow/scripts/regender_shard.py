@@ -1,0 +1,17 @@
+"""Candidate segments of the subtitle corpus, filtered, deduplicated and sharded (rule regender_shard)."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.regender.corpus import shard_corpus
+from cdaflow.runtime import input_path, rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    source = input_path(smk.input.corpus, smk.params.member)
+    counts = shard_corpus([source], smk.output.shards, max_words=smk.params.max_words, dedupe=smk.params.dedupe)
+    table = pd.DataFrame([vars(counts)])
+    write_tsv_atomic(table, Path(smk.output.counts))
+    log.info("%s: %s", source, vars(counts))

@@ -1,0 +1,36 @@
+"""Tag segments with the corpus backend on the paper's tagset (rules regender_tag, regender_tag_testset)."""
+
+import json
+from pathlib import Path
+
+from cdaflow.io.atomic import atomic_file
+from cdaflow.regender.corpus import iter_lines
+from cdaflow.regender.segments import tag_texts
+from cdaflow.regender.tagset import TagMap
+from cdaflow.regender.testsets import read_test_set
+from cdaflow.runtime import rule_context
+from cdaflow.text.options import parser_options
+from cdaflow.text.parsing import get_parser
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    source = Path(smk.input[0])
+    backend = smk.params.backend
+    parser = get_parser(backend, "es", **parser_options(smk.params.parsing, backend, "es", gpu=smk.resources.gpu))
+    tagmap = TagMap.load(Path(smk.params.rules) / "tagset_map.tsv")
+    gold = read_test_set(source) if smk.rule == "regender_tag_testset" else None
+    texts = [row.segment for row in gold] if gold is not None else list(iter_lines(source))
+    log.info("tagging %d segments of %s with %s", len(texts), source, parser.name)
+    count = 0
+    with atomic_file(smk.output[0], "w") as handle:
+        for i, segment in enumerate(tag_texts(parser, texts, tagmap, batch_size=smk.params.parsing["batch_size"])):
+            record = segment.to_json()
+            if gold is not None:
+                record |= {"id": gold[i].id, "label": gold[i].label, "variants": list(gold[i].variants)}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+            if count % 10000 == 0:
+                log.info("%d segments tagged", count)
+    if count != len(texts):
+        raise RuntimeError(f"{source}: {len(texts)} segments in, {count} tagged")
+    log.info("wrote %d tagged segments", count)
