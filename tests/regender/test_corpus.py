@@ -23,7 +23,7 @@ from cdaflow.regender.corpus import (
         ("♪ ♪ ♪", None),
         ("...", None),
         ("", None),
-        ("uno dos tres cuatro cinco seis siete ocho nueve diez", "uno dos tres cuatro cinco seis siete ocho nueve diez"),
+        ("uno dos tres cuatro cinco seis siete ocho nueve diez",) * 2,
         ("uno dos tres cuatro cinco seis siete ocho nueve diez once", None),
         ("¡¡2!!", "¡¡2!!"),
     ],

@@ -69,7 +69,11 @@ def test_multiword_tokens(tagmap):
     verb = Word("da", "VERB", {"Mood": "Imp", "VerbForm": "Fin"}, "dar")
     clitics = [Word("me", "PRON", {"PronType": "Prs"}), Word("lo", "PRON", {"PronType": "Prs"})]
     article = Word("el", "DET", {"PronType": "Art"}, "el")
-    tokens = [("dámelo", [verb, *clitics]), ("del", [Word("de", "ADP", {}, "de"), article]), (".", [Word(".", "PUNCT")])]
+    tokens = [
+        ("dámelo", [verb, *clitics]),
+        ("del", [Word("de", "ADP", {}, "de"), article]),
+        (".", [Word(".", "PUNCT")]),
+    ]
     assert tag_surface_tokens(tagmap, tokens) == ["VCL", "PDEL", "FS"]
 
 

@@ -148,7 +148,10 @@ def parallel_pairs(
         if label == "G":
             if variant is None or variant == segment:
                 raise ValueError(f"re-genderable segment without a different variant: {segment!r}")
-            regenderable += [ParallelPair(segment, variant, "G", gendered), ParallelPair(variant, segment, "G", gendered)]
+            regenderable += [
+                ParallelPair(segment, variant, "G", gendered),
+                ParallelPair(variant, segment, "G", gendered),
+            ]
         elif label == "N":
             neutral.append(ParallelPair(segment, segment, "N", gendered))
         else:

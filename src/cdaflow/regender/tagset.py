@@ -10,7 +10,6 @@ on the surface form (``del`` → ``PDEL``).
 
 from __future__ import annotations
 
-import csv
 import functools
 import re
 from collections.abc import Mapping, Sequence
