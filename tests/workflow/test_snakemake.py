@@ -117,6 +117,18 @@ def test_demo_end_to_end(tmp_path):
     assert all(float(row["score"]) > 0 for row in senteval if row["status"] == "ok")
     table3 = read_tsv(sb / "table3_top_sentences.tsv")
     assert [row["direction"] for row in table3] == ["female"] * 5 + ["male"] * 5
+    assert (sb / "senteval_data/SST/binary").is_symlink()  # assembled from the configured parts
+    table13 = read_tsv(sb / "transformer/table13_examples.tsv")
+    assert len(table13) == 7 and all(float(row["f_bias"]) >= 0 >= float(row["m_bias"]) for row in table13)
+    reg = copy / "results/regender/es"
+    stats = {(row["set"], row["type"]): row for row in read_tsv(reg / "parallel_stats.tsv")}
+    assert int(stats[("train", "re-genderable")]["segments"]) > 0 and int(stats[("train", "neutral")]["segments"]) > 0
+    classifier = {row["test_set"]: row for row in read_tsv(reg / "classifier.tsv")}
+    assert set(classifier) == {"opensubs_dev", "opensubs_test", "structured", "unstructured"}
+    errors = {(row["test_set"], row["type"]): row for row in read_tsv(reg / "error_rates.tsv")}
+    # The paper's rules made no error on neutral structured segments; allow one tagger slip here.
+    assert float(errors[("structured", "neutral")]["rules_per_sentence"]) <= 2.0
+    assert all(errors[("structured", "all")][f"{system}_per_word"] for system in ("nmt", "nmt_t", "nmt_at"))
     # Nothing to do on a second run: outputs are complete and up to date.
     again = snakemake("-n", "--cores", "2", cwd=copy)
     assert again.returncode == 0
@@ -144,6 +156,14 @@ def test_validation_config_on_shared_data(tmp_path):
         summary[("ud_text_es", "shard1")]["sentences"]
     )
     assert shards >= 426  # spaCy may split a UD sentence in two, never merge lines
+    sb = copy / "results/sentence_bias"
+    seat = {row["test"]: row for row in read_tsv(sb / "tables6_7_11_seat.tsv")}
+    assert set(seat) == {"C1", "C2", "C6", "C6b", "C7", "C7b", "C8", "C8b", "average |d|"}
+    assert all(seat["C6"][model] for model in ("original", "sub95", "aug95", "hard_debias"))
+    senteval = {row["task"]: row for row in read_tsv(sb / "senteval.tsv") if row["model"] == "original"}
+    assert {task: row["status"] for task, row in senteval.items()} == {"CR": "ok", "MPQA": "ok", "TREC": "ok"}
+    snli = {row["model"]: row for row in read_tsv(sb / "models.tsv")}
+    assert float(snli["original"]["test_accuracy"]) > 0.36  # 3 classes: above chance on real SNLI pairs
 
 
 def test_gpu_resources_follow_config_and_backend(tmp_path):

@@ -132,10 +132,12 @@ def sentence_bias_targets():
 # -- Study B (regender) ----------------------------------------------------------------
 REG = config["studies"]["regender"]
 REG_OUT = "results/regender/es"
+# Test sets: the OpenSubtitles test split the rules made, then the hand-checked ones.
+REG_TESTSETS = {"opensubs_test": f"{REG_OUT}/parallel/test.tsv", **REG["test_sets"]}
 
 
 def regender_targets():
-    return [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv")]
+    return [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv", "error_rates.tsv")]
 
 
 # Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.regender.corpus import corpus_stats, parallel_pairs, split_pairs
 from cdaflow.regender.testsets import read_test_set
@@ -28,13 +28,18 @@ with rule_context(snakemake) as log:  # noqa: F821
                                    exclude=test_segments, seed=p.seed)
     log.info("%d pairs: %s", len(pairs), counts)
     splits = split_pairs(pairs, p.split["dev"], p.split["test"])
-    with atomic_directory(Path(smk.output.corpus)) as tmp:
-        for name, members in splits.items():
-            columns = {"src": [p.source for p in members], "tgt": [p.target for p in members],
-                       "label": [p.label for p in members], "gendered": [str(int(p.gendered)) for p in members]}
-            for suffix, values in columns.items():
-                with open(tmp / f"{name}.{suffix}", "w", encoding="utf-8") as handle:
-                    handle.writelines(value + "\n" for value in values)
+    folder = Path(smk.output.test_set).parent
+    for name, members in splits.items():
+        columns = {"src": [p.source for p in members], "tgt": [p.target for p in members],
+                   "label": [p.label for p in members], "gendered": [str(int(p.gendered)) for p in members]}
+        for suffix, values in columns.items():
+            with atomic_file(folder / f"{name}.{suffix}", "w") as handle:
+                handle.writelines(value + "\n" for value in values)
+    # The OpenSubtitles test split as a test set of its own (the format of the hand-checked ones).
+    with atomic_file(smk.output.test_set, "w") as handle:
+        handle.write("id\tlabel\tsegment\tvariant\n")
+        for i, pair in enumerate(splits["test"], start=1):
+            handle.write(f"t{i:06d}\t{pair.label}\t{pair.source}\t{pair.target}\n")
     table = pd.DataFrame(corpus_stats(splits))
     table.insert(0, "scale", p.scale)
     write_tsv_atomic(table, Path(smk.output.stats))

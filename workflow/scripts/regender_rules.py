@@ -11,16 +11,16 @@ from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
-    rules = RuleSet.load(Path(smk.params.rules))
+    rules = RuleSet.load(Path(smk.input.rule_files[0]).parent)
     labels = Counter()
-    with open(smk.input[0], encoding="utf-8") as source, atomic_file(smk.output[0], "w", newline="") as handle:
+    with open(smk.input.segments, encoding="utf-8") as source, atomic_file(smk.output[0], "w", newline="") as handle:
         writer = csv.writer(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
         writer.writerow(["segment", "label", "variant", "category", "sequence", "reason", "gendered"])
         for number, line in enumerate(source, start=1):
             try:
                 segment = Segment.from_json(json.loads(line))
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ValueError(f"{smk.input[0]}:{number}: not a tagged segment ({exc})") from None
+                raise ValueError(f"{smk.input.segments}:{number}: not a tagged segment ({exc})") from None
             decision = rules.decide(segment)
             labels[decision.label] += 1
             writer.writerow([segment.text or " ".join(segment.tokens), decision.label or "", decision.variant or "",

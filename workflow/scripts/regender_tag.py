@@ -14,10 +14,10 @@ from cdaflow.text.parsing import get_parser
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
-    source = Path(smk.input[0])
+    source = Path(smk.input.segments)
     backend = smk.params.backend
     parser = get_parser(backend, "es", **parser_options(smk.params.parsing, backend, "es", gpu=smk.resources.gpu))
-    tagmap = TagMap.load(Path(smk.params.rules) / "tagset_map.tsv")
+    tagmap = TagMap.load(smk.input.tagset)
     gold = read_test_set(source) if smk.rule == "regender_tag_testset" else None
     texts = [row.segment for row in gold] if gold is not None else list(iter_lines(source))
     log.info("tagging %d segments of %s with %s", len(texts), source, parser.name)

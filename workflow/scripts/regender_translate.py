@@ -1,0 +1,35 @@
+"""Rewrite one test set with one Sockeye set-up (rule regender_translate)."""
+
+import json
+import tempfile
+from pathlib import Path
+
+import torch
+
+from cdaflow.io.atomic import atomic_file
+from cdaflow.regender.rewriter import add_tags, apply_bpe, remove_bpe, run_sockeye
+from cdaflow.runtime import rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    setup = smk.wildcards.setup
+    records = [json.loads(line) for line in Path(smk.input.testset).read_text(encoding="utf-8").splitlines()]
+    sources = [r["text"] or " ".join(r["tokens"]) for r in records]
+    if setup == "nmt_t":
+        sources = add_tags(sources, [r["label"] for r in records])  # gold tags
+    elif setup == "nmt_at":
+        sources = add_tags(sources, Path(smk.input.tags).read_text(encoding="utf-8").splitlines())
+    use_cpu = not (smk.resources.gpu and torch.cuda.is_available())
+    with tempfile.TemporaryDirectory() as work:
+        source_path, output_path = Path(work) / "input.bpe", Path(work) / "output.bpe"
+        source_path.write_text("".join(line + "\n" for line in apply_bpe(smk.input.bpe, sources)), encoding="utf-8")
+        arguments = ["--models", smk.input.model, "--input", source_path, "--output", output_path,
+                     "--beam-size", smk.params.beam_size, "--seed", smk.params.seed]
+        run_sockeye("sockeye-translate", arguments + (["--use-cpu"] if use_cpu else []), log_path=smk.log[0],
+                    env={"OMP_NUM_THREADS": str(smk.threads)})
+        outputs = remove_bpe(smk.input.bpe, output_path.read_text(encoding="utf-8").splitlines())
+    if len(outputs) != len(sources):
+        raise RuntimeError(f"sockeye-translate returned {len(outputs)} lines for {len(sources)} inputs")
+    with atomic_file(smk.output[0], "w") as handle:
+        handle.writelines(line + "\n" for line in outputs)
+    log.info("%s: %d segments rewritten", setup, len(outputs))
