@@ -134,3 +134,19 @@ def test_bad_rule_files_name_file_line_and_field(tmp_path):
         RuleSet.load(tmp_path)
     with pytest.raises(FileNotFoundError, match="missing sequences.tsv"):
         RuleSet.load(tmp_path / "nowhere")
+
+
+# A word of each category that has a gender, to fill generic segments.
+GENDERED = {"PPC": "lo", "DM": "este", "Vadj": "cansado", "ADJ": "listo", "VCL": "verlo"}
+
+
+def test_every_listed_sequence_gives_its_label(rules):
+    for sequence, (label, category) in rules.sequences.items():
+        tags = tuple(sequence.split("-"))
+        wanted = category.split(",")
+        tokens = tuple(GENDERED.get(t, "x") if t in wanted else {"FS": ".", "CM": ","}.get(t, "algo") for t in tags)
+        decision = rules.decide(Segment(tokens, tags))
+        assert decision.label == label, (sequence, decision)
+        if label == "G":
+            changed = {tags[c.index] for c in decision.changes}
+            assert changed == set(wanted) & set(tags), (sequence, decision.changes)

@@ -180,3 +180,8 @@ def test_gpu_resources_follow_config_and_backend(tmp_path):
     gold_jobs = [job for job in jobs if "rule treebank_split:" in job]
     assert len(stanza_jobs) == 2 and all("gpu=1" in job for job in stanza_jobs)
     assert gold_jobs and all("gpu=0" in job for job in gold_jobs)
+    # Study B at paper scale: stanza tags every shard on a GPU, Sockeye trains there too.
+    tagging = [job for job in jobs if "rule regender_tag:" in job]
+    training = [job for job in jobs if "rule regender_train:" in job]
+    assert len(tagging) == config["studies"]["regender"]["shards"] and all("gpu=1" in job for job in tagging)
+    assert len(training) == 2 and all("gpu=1" in job for job in training)
