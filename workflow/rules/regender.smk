@@ -5,7 +5,7 @@
 
 
 rule regender_shard:
-    """Candidate segments (≤ max_words, alphanumeric), deduplicated, hashed into shards."""
+    """Candidate segments (≤ max_words, alphanumeric), hashed into shards (duplicates meet in one shard)."""
     input:
         corpus=file_ref_input(REG.get("corpus")),
     output:
@@ -16,7 +16,6 @@ rule regender_shard:
     params:
         member=file_ref_member(REG.get("corpus")),
         max_words=REG["max_words"],
-        dedupe=REG["dedupe"],
     conda:
         f"{ENVS}/base.yaml"
     script:
@@ -24,7 +23,7 @@ rule regender_shard:
 
 
 rule regender_tag:
-    """Tag one shard with the corpus backend, mapped onto the paper's tagset."""
+    """Tag one shard's distinct segments with the corpus backend, mapped onto the paper's tagset."""
     input:
         segments=f"{REG_OUT}/candidates/shard{{shard}}.txt",
         tagset=f"{REG['rules']}/tagset_map.tsv",
@@ -37,6 +36,7 @@ rule regender_tag:
     params:
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
+        dedupe=REG["dedupe"],
     threads: config["compute"]["threads"]
     resources:
         gpu=gpus_for(config["parsing"]["corpora"]),

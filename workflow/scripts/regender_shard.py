@@ -11,7 +11,7 @@ from cdaflow.runtime import input_path, rule_context
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     source = input_path(smk.input.corpus, smk.params.member)
-    counts = shard_corpus([source], smk.output.shards, max_words=smk.params.max_words, dedupe=smk.params.dedupe)
+    counts = shard_corpus([source], smk.output.shards, max_words=smk.params.max_words)
     table = pd.DataFrame([vars(counts)])
     write_tsv_atomic(table, Path(smk.output.counts))
     log.info("%s: %s", source, vars(counts))

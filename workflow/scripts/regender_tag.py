@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
-from cdaflow.regender.corpus import iter_lines
+from cdaflow.regender.corpus import iter_lines, unique_lines
 from cdaflow.regender.segments import tag_texts
 from cdaflow.regender.tagset import TagMap
 from cdaflow.regender.testsets import read_test_set
@@ -19,7 +19,13 @@ with rule_context(snakemake) as log:  # noqa: F821
     parser = get_parser(backend, "es", **parser_options(smk.params.parsing, backend, "es", gpu=smk.resources.gpu))
     tagmap = TagMap.load(smk.input.tagset)
     gold = read_test_set(source) if smk.rule == "regender_tag_testset" else None
-    texts = [row.segment for row in gold] if gold is not None else list(iter_lines(source))
+    if gold is not None:
+        texts = [row.segment for row in gold]
+    elif smk.params.dedupe:
+        texts, dropped = unique_lines(source)
+        log.info("%d duplicate segments dropped", dropped)
+    else:
+        texts = list(iter_lines(source))
     log.info("tagging %d segments of %s with %s", len(texts), source, parser.name)
     count = 0
     with atomic_file(smk.output[0], "w") as handle:

@@ -4,9 +4,9 @@ Candidates (:func:`normalise`): whitespace collapsed, a leading dialogue dash re
 dropped when longer than ``max_words`` untokenized words (10 in the paper) or without a single
 letter or digit ("removing too long and non-alpha numeric segments").
 
-Sharding (:func:`shard_corpus`) streams the corpus once, with bounded memory, into ``n`` shard
-files by a stable hash of the normalised segment, so exact duplicates meet in the same shard and
-each shard drops its own (a shard's set of segments is ``1/n`` of the corpus).
+Sharding (:func:`shard_corpus`) streams the corpus once, in constant memory, into ``n`` shard
+files by a stable hash of the normalised segment, so exact duplicates meet in the same shard; each
+shard's own job drops them (:func:`unique_lines`, memory ``1/n`` of the corpus).
 
 The parallel corpus (:func:`parallel_pairs`, :func:`split_pairs`): every re-genderable segment
 gives two pairs, original → variant and variant → original ("we joined both re-gendering
@@ -37,6 +37,7 @@ __all__ = [
     "shard_corpus",
     "shard_of",
     "split_pairs",
+    "unique_lines",
 ]
 
 DIALOGUE_DASHES = ("- ", "– ", "— ")
@@ -76,22 +77,14 @@ class ShardCounts:
     lines: int = 0
     kept: int = 0
     too_long_or_empty: int = 0
-    duplicates: int = 0
 
 
-def shard_corpus(
-    sources: Iterable[str | Path], outputs: Sequence[str | Path], *, max_words: int = 10, dedupe: bool = True
-) -> ShardCounts:
-    """Normalise, filter and shard every line of `sources` into the files `outputs` (atomically).
-
-    Memory is bounded by the largest shard's distinct segments when `dedupe` is on (one set per
-    shard), and constant otherwise.
-    """
+def shard_corpus(sources: Iterable[str | Path], outputs: Sequence[str | Path], *, max_words: int = 10) -> ShardCounts:
+    """Normalise, filter and shard every line of `sources` into the files `outputs` (atomically)."""
     counts = ShardCounts()
     n = len(outputs)
     if n < 1:
         raise ValueError("at least one output shard is needed")
-    seen: list[set[bytes]] = [set() for _ in range(n)]
     with ExitStack() as stack:
         handles = [stack.enter_context(atomic_file(path, "w", encoding="utf-8")) for path in outputs]
         for source in sources:
@@ -102,16 +95,16 @@ def shard_corpus(
                     if segment is None:
                         counts.too_long_or_empty += 1
                         continue
-                    k = shard_of(segment, n)
-                    if dedupe:
-                        key = hashlib.blake2b(segment.encode("utf-8"), digest_size=12).digest()
-                        if key in seen[k]:
-                            counts.duplicates += 1
-                            continue
-                        seen[k].add(key)
-                    handles[k].write(segment + "\n")
+                    handles[shard_of(segment, n)].write(segment + "\n")
                     counts.kept += 1
     return counts
+
+
+def unique_lines(path: str | Path) -> tuple[list[str], int]:
+    """The distinct non-empty lines of one shard in first-seen order, and how many repeats were dropped."""
+    lines = list(iter_lines(path))
+    unique = list(dict.fromkeys(lines))
+    return unique, len(lines) - len(unique)
 
 
 @dataclass(frozen=True)
