@@ -26,7 +26,10 @@ def test_defaults_are_filled_in_nested_sections():
     assert cfg["parsing"]["treebanks"] == "gold"
     assert cfg["datasets"]["d"]["sha256"] is None
     assert cfg["datasets"]["d"]["strip_components"] == 0
-    assert cfg["studies"]["regender"] == {"enabled": False}
+    assert cfg["studies"]["gap_subjective"] == {"enabled": False}
+    assert cfg["studies"]["regender"]["enabled"] is False
+    assert cfg["studies"]["regender"]["split"] == {"dev": 1000, "test": 3000}  # the paper's sizes
+    assert cfg["studies"]["regender"]["bpe"]["vocab_size"] == 32000
     assert cfg["studies"]["morph_cda"]["mrf"]["lr"] == 0.005 and cfg["studies"]["morph_cda"]["languages"] == {}
 
 
