@@ -37,3 +37,13 @@ def test_bad_shard_and_bad_encoding(tmp_path):
         list(read_shard(path, 2, 2))
     with pytest.raises(ValueError, match=r"latin1\.txt:\d+: not valid UTF-8"):
         list(read_shard(path, 0, 1))
+
+
+def test_text_column_of_leipzig_files(tmp_path):
+    path = tmp_path / "spa_wikipedia_2016_1M-sentences.txt"
+    path.write_text("1\tEl ingeniero llegó.\n2\tLa niña canta.\n\n4\tHola.\n")
+    lines = [item for k in range(2) for item in read_shard(path, k, 2, text_column=2)]
+    assert sorted(lines) == [(1, "El ingeniero llegó."), (2, "La niña canta."), (4, "Hola.")]
+    path.write_text("no tab here\n")
+    with pytest.raises(ValueError, match=r"sentences.txt:1: 1 tab-separated fields, text_column is 2"):
+        list(read_shard(path, 0, 1, text_column=2))

@@ -103,6 +103,17 @@ def test_demo_end_to_end(tmp_path):
         assert float(table["LIN"]["tag_f1"]) > float(table["SWAP"]["tag_f1"]) == 0
         assert (copy / f"results/morph_cda/{lang}/models/lin/cda.json").exists()
         assert "**" in (copy / f"results/morph_cda/{lang}/examples.md").read_text()
+        stats = read_tsv(copy / f"results/morph_cda/{lang}/corpora/stats.tsv")[0]
+        lines = {name: len((copy / f"results/morph_cda/{lang}/corpora/{name}.txt").read_text().splitlines())
+                 for name in ("original", "swap", "mrf")}
+        # Every copy is one more line of the swap and MRF corpora.
+        assert lines["swap"] == lines["mrf"] == lines["original"] + int(stats["copies"]) > lines["original"]
+    stereotyping_rows = read_tsv(copy / "results/morph_cda/extrinsic/stereotyping.tsv")
+    extrinsic = {(row["lang"], row["corpus"]): row for row in stereotyping_rows}
+    assert set(extrinsic) == {(lang, corpus) for lang in ("es", "fr") for corpus in ("original", "swap", "mrf")}
+    assert all(float(row["stereotyping"]) > 0 for row in extrinsic.values())
+    table8 = read_tsv(copy / "results/morph_cda/extrinsic/table8_probes.tsv")
+    assert len(table8) == 16
     sb = copy / "results/sentence_bias"
     models = read_tsv(sb / "models.tsv")
     assert [m["model"] for m in models] == [
@@ -162,15 +173,17 @@ def test_validation_config_on_shared_data(tmp_path):
     assert all(seat["C6"][model] for model in ("original", "sub95", "aug95", "hard_debias"))
     senteval = {row["task"]: row for row in read_tsv(sb / "senteval.tsv") if row["model"] == "original"}
     assert {task: row["status"] for task, row in senteval.items()} == {"CR": "ok", "MPQA": "ok", "TREC": "ok"}
+    extrinsic = read_tsv(copy / "results/morph_cda/extrinsic/stereotyping.tsv")
+    assert {row["lang"] for row in extrinsic} == {"es", "fr", "he", "it"} and len(extrinsic) == 12
+    table4 = {row["lang"]: row for row in read_tsv(copy / "results/morph_cda/extrinsic/table4_corpora.tsv")}
+    assert int(table4["es"]["sentences"]) >= 426 and 0 < float(table4["es"]["animate_percent"]) < 100
     snli = {row["model"]: row for row in read_tsv(sb / "models.tsv")}
     assert float(snli["original"]["test_accuracy"]) > 0.36  # 3 classes: above chance on real SNLI pairs
 
 
 def test_gpu_resources_follow_config_and_backend(tmp_path):
     config = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
-    config["corpora"] = {
-        "subs_es": {"lang": "es", "dataset": "opensubtitles_es", "file": "es.txt.gz", "shards": 2}
-    }
+    config["corpora"]["subs_es"] = {"lang": "es", "dataset": "opensubtitles_es", "file": "es.txt.gz", "shards": 2}
     path = tmp_path / "gpu.yaml"
     path.write_text(yaml.safe_dump(config))
     result = snakemake("-n", "--forceall", "--configfile", str(path))
@@ -178,7 +191,11 @@ def test_gpu_resources_follow_config_and_backend(tmp_path):
     jobs = result.stdout.split("\n\n")
     stanza_jobs = [job for job in jobs if "rule corpus_shard:" in job]
     gold_jobs = [job for job in jobs if "rule treebank_split:" in job]
-    assert len(stanza_jobs) == 2 and all("gpu=1" in job for job in stanza_jobs)
+    wiki_shards = sum(c["shards"] for name, c in config["corpora"].items() if name.startswith("wiki_"))
+    assert len(stanza_jobs) == 2 + wiki_shards and all("gpu=1" in job for job in stanza_jobs)
+    # Study A §5.2: 12 language models (4 languages x original, swap, MRF), each on a GPU.
+    lms = [job for job in jobs if "rule morph_cda_lm:" in job]
+    assert len(lms) == 12 and all("gpu=1" in job for job in lms)
     assert gold_jobs and all("gpu=0" in job for job in gold_jobs)
     # Study B at paper scale: stanza tags every shard on a GPU, Sockeye trains there too.
     tagging = [job for job in jobs if "rule regender_tag:" in job]

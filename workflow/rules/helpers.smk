@@ -64,10 +64,32 @@ def annotated_split_files(lang):
 
 
 def morph_cda_targets():
-    return [
+    targets = [
         f"results/morph_cda/{lang}/{name}"
         for lang in morph_languages()
         for name in ("intrinsic.tsv", "reinflection.tsv", "examples.md")
+    ]
+    if MORPH["extrinsic"]["enabled"] and extrinsic_languages():
+        targets += [f"results/morph_cda/extrinsic/{name}" for name in ("stereotyping.tsv", "fig4.png")]
+    return targets
+
+
+LM_CORPORA = ("original", "swap", "mrf")
+
+
+def extrinsic_languages():
+    """Languages with corpora to augment (§5.2)."""
+    return [
+        lang for lang in morph_languages()
+        if MORPH["languages"][lang]["corpora"] or MORPH["languages"][lang]["corpus_treebanks"]
+    ]
+
+
+def augment_inputs(lang):
+    """Parsed text of a language's extrinsic corpora: corpus shards, then treebank splits."""
+    spec = MORPH["languages"][lang]
+    return [path for name in spec["corpora"] for path in corpus_shards(name)] + [
+        split_file(name) for name in spec["corpus_treebanks"]
     ]
 
 

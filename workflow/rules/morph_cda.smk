@@ -125,3 +125,98 @@ rule morph_cda_evaluate:
         f"{ENVS}/torch.yaml"
     script:
         "../scripts/morph_cda_evaluate.py"
+
+
+rule morph_cda_augment:
+    """§5.2: the original corpus, its MRF counterfactuals and its naive-swap copies; Table 4."""
+    input:
+        parsed=lambda wc: augment_inputs(wc.lang),
+        model="results/morph_cda/{lang}/models/lin",
+    output:
+        corpora=expand("results/morph_cda/{{lang}}/corpora/{corpus}.txt", corpus=LM_CORPORA),
+        stats="results/morph_cda/{lang}/corpora/stats.tsv",
+        nouns="results/morph_cda/{lang}/corpora/noun_counts.tsv",
+    log:
+        "logs/morph_cda/augment/{lang}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/augment/{lang}.tsv"
+    params:
+        settings=MORPH["extrinsic"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_augment.py"
+
+
+rule morph_cda_lm:
+    """The BPE-RNNLM of one language and corpus (original, swap, mrf); validation perplexity."""
+    input:
+        "results/morph_cda/{lang}/corpora/{corpus}.txt",
+    output:
+        directory("results/morph_cda/{lang}/lm/{corpus}"),
+    wildcard_constraints:
+        corpus="original|swap|mrf",
+    log:
+        "logs/morph_cda/lm/{lang}/{corpus}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/lm/{lang}/{corpus}.tsv"
+    params:
+        settings=MORPH["extrinsic"],
+        seed=config["seed"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_lm.py"
+
+
+rule morph_cda_probes:
+    """Prefix log-likelihoods of the 16 probe phrases per gazetteer noun under each corpus's LM."""
+    input:
+        lms=expand("results/morph_cda/{{lang}}/lm/{corpus}", corpus=LM_CORPORA),
+        model="results/morph_cda/{lang}/models/lin",
+        probes="resources/morph_cda/probes/{lang}.yaml",
+    output:
+        "results/morph_cda/{lang}/extrinsic/probes.tsv",
+    log:
+        "logs/morph_cda/probes/{lang}.log",
+    threads: config["compute"]["threads"]
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/morph_cda_probes.py"
+
+
+rule morph_cda_extrinsic:
+    """Fig. 4 and Table 5 (stereotyping, grammaticality), the reduction factors, Fig. 5 and Table 8."""
+    input:
+        probes=expand("results/morph_cda/{lang}/extrinsic/probes.tsv", lang=extrinsic_languages()),
+        nouns=expand("results/morph_cda/{lang}/corpora/noun_counts.tsv", lang=extrinsic_languages()),
+        stats=expand("results/morph_cda/{lang}/corpora/stats.tsv", lang=extrinsic_languages()),
+        lms=expand("results/morph_cda/{lang}/lm/{corpus}", lang=extrinsic_languages(), corpus=LM_CORPORA),
+    output:
+        table=report("results/morph_cda/extrinsic/stereotyping.tsv", caption="../report/morph_cda_extrinsic.rst", category="Study A: morphological CDA"),
+        reduction="results/morph_cda/extrinsic/reduction.tsv",
+        stereotyped="results/morph_cda/extrinsic/stereotyped_nouns.tsv",
+        table4="results/morph_cda/extrinsic/table4_corpora.tsv",
+        table8="results/morph_cda/extrinsic/table8_probes.tsv",
+        fig4=report("results/morph_cda/extrinsic/fig4.png", caption="../report/morph_cda_extrinsic.rst", category="Study A: morphological CDA"),
+        fig5="results/morph_cda/extrinsic/fig5.png",
+    log:
+        "logs/morph_cda/extrinsic.log",
+    params:
+        langs=extrinsic_languages(),
+        threshold=MORPH["extrinsic"]["stereotype_threshold"],
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/morph_cda_extrinsic.py"

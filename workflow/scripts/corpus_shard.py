@@ -17,7 +17,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     options = parser_options(smk.params.parsing, backend, lang, gpu=smk.resources.gpu)
     parser = get_parser(backend, lang, **options)
     log.info("parsing %s shard %d of %d with %s", source, shard, shards, parser.name)
-    lines = read_shard(source, shard, shards, max_lines=corpus["max_lines"])
+    lines = read_shard(source, shard, shards, max_lines=corpus["max_lines"], text_column=corpus["text_column"])
     sentences = parse_numbered_lines(
         parser,
         lines,

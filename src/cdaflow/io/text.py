@@ -30,13 +30,15 @@ def _numbered_lines(handle: IO[str], conllu: bool) -> Iterator[tuple[int, str]]:
 
 
 def read_shard(
-    path: Path, shard: int, shards: int, *, max_lines: int | None = None
+    path: Path, shard: int, shards: int, *, max_lines: int | None = None, text_column: int | None = None
 ) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number in the file, text) of the lines k with k % shards == shard.
 
     Lines are dealt round-robin so shards stay balanced without a first pass over the file;
     `max_lines` caps the corpus (counted over all shards) for scaled-down runs. Blank lines
-    are skipped but still counted, so line numbers always point into the file.
+    are skipped but still counted, so line numbers always point into the file. With
+    `text_column` (1-based), each line is tab-separated and the text is that column (the
+    Leipzig Corpora Collection's ``id<TAB>sentence`` files: 2).
     """
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} out of range 0..{shards - 1}")
@@ -47,8 +49,17 @@ def read_shard(
             for index, (number, line) in enumerate(_numbered_lines(handle, conllu)):
                 if max_lines is not None and index >= max_lines:
                     break
+                if index % shards != shard:
+                    continue
+                if text_column is not None and line.strip():
+                    fields = line.rstrip("\r\n").split("\t")
+                    if len(fields) < text_column:
+                        raise ValueError(
+                            f"{path}:{number}: {len(fields)} tab-separated fields, text_column is {text_column}"
+                        )
+                    line = fields[text_column - 1]
                 text = line.strip()
-                if index % shards == shard and text:
+                if text:
                     yield number, text
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}:{number + 1}: not valid UTF-8 ({exc.reason})") from None

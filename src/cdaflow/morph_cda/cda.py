@@ -154,14 +154,26 @@ class CounterfactualGenerator:
         return encoded
 
     def generate(
-        self, sentences: Sequence[Sentence], interventions: Sequence[Sequence[Intervention]]
+        self,
+        sentences: Sequence[Sentence],
+        interventions: Sequence[Sequence[Intervention]],
+        *,
+        propagate: bool = True,
     ) -> list[Counterfactual]:
+        """Counterfactuals of a batch. With ``propagate=False`` only the intervened nouns change:
+        the naive swap baseline of §5.2 (the MRF is not consulted)."""
         if len(sentences) != len(interventions):
             raise ValueError("one list of interventions per sentence")
         encoded = [self._encode(s) for s in sentences]
         batch = Batch.build(encoded, self.device)
         fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
-        predicted = self.mrf.intervene(batch, fixed, self.log_alpha).cpu()
+        if propagate:
+            predicted = self.mrf.intervene(batch, fixed, self.log_alpha).cpu()
+        else:
+            predicted = batch.tags.clone().cpu()
+            for b, pairs in enumerate(fixed):
+                for position, tag in pairs:
+                    predicted[b, position] = tag
         # Every word whose tag changed is reinflected; collect them all first: one batched call.
         queries, slots = [], []
         results = []
