@@ -202,3 +202,22 @@ def test_gpu_resources_follow_config_and_backend(tmp_path):
     training = [job for job in jobs if "rule regender_train:" in job]
     assert len(tagging) == config["studies"]["regender"]["shards"] and all("gpu=1" in job for job in tagging)
     assert len(training) == 2 and all("gpu=1" in job for job in training)
+
+
+def test_optional_wordnet_gazetteer_rule(tmp_path):
+    from tests.morph_cda.test_wordnet import DATA_NOUN, OMW
+
+    copy = project_copy(tmp_path)
+    (tmp_path / "data.noun").write_text(DATA_NOUN)
+    (tmp_path / "wn-data-spa.tab").write_text(OMW)
+    config = yaml.safe_load((copy / "config.yaml").read_text())
+    config["studies"]["morph_cda"]["pwn_data_noun"] = {"path": str(tmp_path / "data.noun")}
+    config["studies"]["morph_cda"]["languages"]["es"]["wordnet"] = {"path": str(tmp_path / "wn-data-spa.tab")}
+    (copy / "wordnet.yaml").write_text(yaml.safe_dump(config))
+    target = "results/morph_cda/es/wordnet_candidates.tsv"
+    planned = snakemake("-n", "--configfile", "wordnet.yaml", cwd=copy)
+    assert planned.returncode == 0 and "morph_cda_wordnet_gazetteer" in planned.stdout
+    result = snakemake("--cores", "1", "--configfile", "wordnet.yaml", target, cwd=copy)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = read_tsv(copy / target)
+    assert [(r["masculine"], r["feminine"]) for r in rows][:2] == [("ingeniero", "ingeniera"), ("niño", "niña")]

@@ -69,6 +69,12 @@ def morph_cda_targets():
         for lang in morph_languages()
         for name in ("intrinsic.tsv", "reinflection.tsv", "examples.md")
     ]
+    if MORPH.get("pwn_data_noun"):
+        targets += [
+            f"results/morph_cda/{lang}/wordnet_candidates.tsv"
+            for lang in morph_languages()
+            if MORPH["languages"][lang].get("wordnet")
+        ]
     if MORPH["extrinsic"]["enabled"] and extrinsic_languages():
         targets += [f"results/morph_cda/extrinsic/{name}" for name in ("stereotyping.tsv", "fig4.png")]
     return targets

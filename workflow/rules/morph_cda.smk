@@ -220,3 +220,22 @@ rule morph_cda_extrinsic:
         f"{ENVS}/base.yaml"
     script:
         "../scripts/morph_cda_extrinsic.py"
+
+
+rule morph_cda_wordnet_gazetteer:
+    """Optional: gazetteer candidates from a WordNet's person synsets, for checking by hand (§5.2)."""
+    input:
+        pwn=file_ref_input(MORPH.get("pwn_data_noun")),
+        omw=lambda wc: file_ref_input(MORPH["languages"][wc.lang].get("wordnet")),
+        suffixes="resources/morph_cda/wordnet_suffixes.yaml",
+    output:
+        "results/morph_cda/{lang}/wordnet_candidates.tsv",
+    log:
+        "logs/morph_cda/wordnet_gazetteer/{lang}.log",
+    params:
+        pwn_member=file_ref_member(MORPH.get("pwn_data_noun")),
+        omw_member=lambda wc: file_ref_member(MORPH["languages"][wc.lang].get("wordnet")),
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/morph_cda_wordnet_gazetteer.py"
