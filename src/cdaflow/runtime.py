@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import threadpoolctl
+
 log = logging.getLogger("cdaflow")
 
 
@@ -59,6 +61,12 @@ def rule_context(smk: Any, seed: int | None = None) -> Iterator[logging.Logger]:
         seed_everything(int(seed))
         rule_log.info("seed %d", seed)
     os.environ["OMP_NUM_THREADS"] = str(smk.threads)
+    # Libraries already loaded read that variable too early: cap their BLAS and OpenMP pools
+    # (numpy, scikit-learn, spaCy) and torch's to the rule's threads. Two jobs that each spin
+    # up a pool per core on a 2-core node slow each other down many times over.
+    threadpoolctl.threadpool_limits(limits=smk.threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(smk.threads)
     started = time.perf_counter()
     try:
         yield rule_log
