@@ -135,3 +135,16 @@ def test_cli_errors(tmp_path, capsys):
     assert "not a cdaflow CDA model" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["cda", "--lang", "xx", "--model", str(tmp_path)])
+
+
+def test_gazetteer_note_rows_and_one_written_format(tmp_path):
+    source = tmp_path / "spanish.tsv"
+    source.write_text("english\tfem\tmasc\r\nengineer\tingeniera\tingeniero\r\n\t\t\r\nremoved uno--una\t\t\r\n")
+    gazetteer = Gazetteer.read(source)
+    assert gazetteer.to_fem == {"ingeniero": "ingeniera"}
+    gazetteer.write(tmp_path / "out.tsv")
+    assert (tmp_path / "out.tsv").read_text().splitlines() == ["masculine\tfeminine\tenglish", "ingeniero\tingeniera\t"]
+    assert Gazetteer.read(tmp_path / "out.tsv").to_masc == {"ingeniera": "ingeniero"}
+    source.write_text("masculine\tfeminine\nactor\t\n")
+    with pytest.raises(ValueError, match="row 2: expected masculine and feminine"):
+        Gazetteer.read(source)

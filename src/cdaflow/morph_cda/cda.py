@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.atomic import atomic_directory, atomic_file
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.model import AgreementMRF, Batch, encode
 from cdaflow.morph_cda.reinflection import Reinflector
@@ -74,7 +74,10 @@ class Gazetteer:
             masc, fem, body = 2, 1, rows
         gazetteer = cls()
         for number, row in enumerate(body, 2 if body is not rows else 1):
-            if len(row) <= max(masc, fem) or not row[masc] or not row[fem]:
+            cells = [row[i] if i < len(row) else "" for i in (masc, fem)]
+            if not any(cells):
+                continue  # a note row (biasCDA's Spanish list ends with one)
+            if not all(cells):
                 raise ValueError(f"{path}: row {number}: expected masculine and feminine columns, got {row}")
             gazetteer.to_fem.setdefault(row[masc].lower(), row[fem].lower())
             gazetteer.to_masc.setdefault(row[fem].lower(), row[masc].lower())
@@ -82,6 +85,12 @@ class Gazetteer:
 
     def __len__(self) -> int:
         return len(self.to_fem)
+
+    def write(self, path: Path) -> None:
+        """The project's one gazetteer format: ``masculine<TAB>feminine<TAB>english`` with a header."""
+        with atomic_file(path, "w") as handle:
+            handle.write("masculine\tfeminine\tenglish\n")
+            handle.writelines(f"{m}\t{f}\t\n" for m, f in sorted(self.to_fem.items()))
 
     def counterpart(self, word: dict) -> tuple[str, str] | None:
         """(new lemma, new gender) for an animate noun, or None when the word is not one.
@@ -294,7 +303,7 @@ def save_model(
     with atomic_directory(destination) as tmp:
         mrf.save(tmp / "mrf")
         shutil.copytree(reinflector_dir, tmp / "reinflection")
-        shutil.copyfile(gazetteer, tmp / "gazetteer.tsv")
+        Gazetteer.read(gazetteer).write(tmp / "gazetteer.tsv")  # normalised to one format
         settings = {"lang": mrf.lang, "parameterization": mrf.parameterization, "log_alpha": log_alpha}
         (tmp / "cda.json").write_text(json.dumps(settings, indent=1))
 
