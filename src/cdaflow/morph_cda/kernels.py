@@ -15,6 +15,7 @@ and these kernels skip); the log kernel agrees to rounding.
 from __future__ import annotations
 
 import math
+import types
 
 import numba
 import numpy as np
@@ -26,7 +27,6 @@ __all__ = ["fused_messages", "supports"]
 _DTYPES = (torch.float32, torch.float64)
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
 def _max_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
                   out: np.ndarray) -> None:  # pragma: no cover - compiled
     m, k = belief.shape
@@ -44,7 +44,6 @@ def _max_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
     return
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
 def _log_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
                   out: np.ndarray) -> None:  # pragma: no cover - compiled
     m, k = belief.shape
@@ -71,12 +70,27 @@ def _log_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
     return
 
 
-_KERNELS = {"max": _max_messages, "log": _log_messages}
+# Each kernel compiled twice: serial for one thread (no thread pool at all: an idle pool that
+# spins would steal the core of a neighbouring job), parallel over nodes for more.
+def _compiled(function, parallel: bool):
+    # A renamed copy per variant: numba's on-disk cache is keyed by the function's name, not
+    # by its compile flags.
+    suffix = "parallel" if parallel else "serial"
+    clone = types.FunctionType(function.__code__, function.__globals__, f"{function.__name__}_{suffix}")
+    clone.__qualname__ = clone.__name__
+    return numba.njit(parallel=parallel, cache=True, nogil=True)(clone)
+
+
+_KERNELS = {
+    (kind, parallel): _compiled(function, parallel)
+    for kind, function in (("max", _max_messages), ("log", _log_messages))
+    for parallel in (False, True)
+}
 
 
 def supports(kind: str, belief: Tensor) -> bool:
     """Whether a fused kernel exists for this semiring ``kind`` and these tensors."""
-    return kind in _KERNELS and belief.device.type == "cpu" and belief.dtype in _DTYPES
+    return (kind, False) in _KERNELS and belief.device.type == "cpu" and belief.dtype in _DTYPES
 
 
 def fused_messages(kind: str, table_cm: Tensor, rows: Tensor, belief: Tensor, out: Tensor) -> Tensor:
@@ -87,8 +101,10 @@ def fused_messages(kind: str, table_cm: Tensor, rows: Tensor, belief: Tensor, ou
     inside belief.
     """
     # Use exactly the threads torch was given (the rule's `threads`), never more.
-    numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
-    _KERNELS[kind](
+    threads = max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))
+    if threads > 1:
+        numba.set_num_threads(threads)
+    _KERNELS[(kind, threads > 1)](
         table_cm.detach().numpy(),
         rows.contiguous().numpy(),
         belief.detach().contiguous().numpy(),
