@@ -217,7 +217,7 @@ def test_optional_wordnet_gazetteer_rule(tmp_path):
     target = "results/morph_cda/es/wordnet_candidates.tsv"
     planned = snakemake("-n", "--configfile", "wordnet.yaml", cwd=copy)
     assert planned.returncode == 0 and "morph_cda_wordnet_gazetteer" in planned.stdout
-    result = snakemake("--cores", "1", "--configfile", "wordnet.yaml", target, cwd=copy)
+    result = snakemake(target, "--cores", "1", "--configfile", "wordnet.yaml", cwd=copy)  # --configfile takes many
     assert result.returncode == 0, result.stderr[-3000:]
     rows = read_tsv(copy / target)
     assert [(r["masculine"], r["feminine"]) for r in rows][:2] == [("ingeniero", "ingeniera"), ("niño", "niña")]
