@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cdaflow.io.atomic import atomic_directory, atomic_file
 from cdaflow.io.conllu import Sentence, words
@@ -173,7 +174,14 @@ class CounterfactualGenerator:
         the naive swap baseline of §5.2 (the MRF is not consulted)."""
         if len(sentences) != len(interventions):
             raise ValueError("one list of interventions per sentence")
-        encoded = [self._encode(s) for s in sentences]
+        # Corpus augmentation sends one sentence several times (one copy per gender
+        # combination): encode each distinct sentence once.
+        cache: dict[int, Any] = {}
+        encoded = []
+        for sentence in sentences:
+            if id(sentence) not in cache:
+                cache[id(sentence)] = self._encode(sentence)
+            encoded.append(cache[id(sentence)])
         batch = Batch.build(encoded, self.device)
         fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
         if propagate:
