@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from cdaflow.io.conllu import Sentence
+from cdaflow.text.case import match_case
 
 # Italian articulated prepositions are a stem plus the article's ending: di + la = de + lla.
 _IT_PREPOSITIONS = {"di": "de", "a": "a", "da": "da", "in": "ne", "su": "su"}
@@ -32,14 +33,6 @@ CONTRACTIONS: dict[str, dict[tuple[str, str], str]] = {
 # Hebrew possessive suffixes by the gender of the (split-off) pronoun: HTB writes the pronoun as
 # a separate word "_הוא" under the multiword token; on the surface it is a suffix letter.
 _HE_SUFFIX = {"_הוא": ("יו", "ו"), "_היא": ("יה", "ה"), "_הם": ("יהם", "ם"), "_הן": ("יהן", "ן")}
-
-
-def match_case(original: str, new: str) -> str:
-    if original.isupper() and len(original) > 1:
-        return new.upper()
-    if original[:1].isupper():
-        return new[:1].upper() + new[1:]
-    return new
 
 
 def contract(lang: str, parts: Sequence[str]) -> str | None:

@@ -30,6 +30,7 @@ from pathlib import Path
 import yaml
 
 from cdaflow.regender.tagset import RESOURCES
+from cdaflow.text.case import match_case
 
 __all__ = ["DEFAULT_RULES_DIR", "Change", "Decision", "RuleSet", "Segment", "match_case"]
 
@@ -93,15 +94,6 @@ class Decision:
     reason: str
     variant: str | None = None
     changes: tuple[Change, ...] = field(default=())
-
-
-def match_case(template: str, word: str) -> str:
-    """`word` in the case pattern of `template` (UPPER, Title or lower)."""
-    if template.isupper() and len(template) > 1:
-        return word.upper()
-    if template[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
 
 
 def _swap_suffix(word: str, suffixes: Sequence[tuple[str, str]]) -> str | None:
