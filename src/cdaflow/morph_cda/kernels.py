@@ -27,20 +27,24 @@ __all__ = ["fused_messages", "supports"]
 _DTYPES = (torch.float32, torch.float64)
 
 
+@numba.njit(cache=True, nogil=True)
+def _max_into(t: np.ndarray, belief_row: np.ndarray, acc: np.ndarray) -> None:  # pragma: no cover - compiled
+    """acc[h] = max_c (t[c, h] + belief_row[c]): one node's max-product message."""
+    k = belief_row.shape[0]
+    for h in range(k):
+        acc[h] = t[0, h] + belief_row[0]
+    for c in range(1, k):
+        b = belief_row[c]
+        for h in range(k):
+            v = t[c, h] + b
+            if v > acc[h]:
+                acc[h] = v
+
+
 def _max_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
                   out: np.ndarray) -> None:  # pragma: no cover - compiled
-    m, k = belief.shape
-    for r in numba.prange(m):
-        t = table[rows[r]]
-        acc = out[r]
-        for h in range(k):
-            acc[h] = t[0, h] + belief[r, 0]
-        for c in range(1, k):
-            b = belief[r, c]
-            for h in range(k):
-                v = t[c, h] + b
-                if v > acc[h]:
-                    acc[h] = v
+    for r in numba.prange(belief.shape[0]):
+        _max_into(table[rows[r]], belief[r], out[r])
     return
 
 
@@ -50,14 +54,7 @@ def _log_messages(table: np.ndarray, rows: np.ndarray, belief: np.ndarray,
     for r in numba.prange(m):
         t = table[rows[r]]
         top = out[r]
-        for h in range(k):
-            top[h] = t[0, h] + belief[r, 0]
-        for c in range(1, k):
-            b = belief[r, c]
-            for h in range(k):
-                v = t[c, h] + b
-                if v > top[h]:
-                    top[h] = v
+        _max_into(t, belief[r], top)  # the max first, for a stable log-sum-exp
         total = np.zeros(k, dtype=out.dtype)
         for c in range(k):
             b = belief[r, c]

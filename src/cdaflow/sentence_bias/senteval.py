@@ -735,6 +735,14 @@ def _features(encode: Encoder, split: Split, batch_size: int) -> np.ndarray:
     return pair_features(_embed(encode, split.texts, batch_size), _embed(encode, split.texts_b, batch_size))
 
 
+def _split_features(encode: Encoder, data: dict[str, Split], batch_size: int) -> tuple:
+    """(X, y) of train, dev and test in turn, for the tasks with fixed splits."""
+    out: list = []
+    for name in ("train", "dev", "test"):
+        out += [_features(encode, data[name], batch_size), data[name].labels]
+    return tuple(out)
+
+
 def _cosine_rows(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     u, v = np.nan_to_num(u), np.nan_to_num(v)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -808,17 +816,8 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
             row["f1"] = round(100 * float(f1_score(test.labels, res["yhat"])), 2)
         return row
     if spec.protocol == "split":
-        train, dev, test = data["train"], data["dev"], data["test"]
-        res = split_eval(
-            _features(encode, train, batch_size),
-            train.labels,
-            _features(encode, dev, batch_size),
-            dev.labels,
-            _features(encode, test, batch_size),
-            test.labels,
-            seed=seed,
-            solver=solver,
-        )
+        test = data["test"]
+        res = split_eval(*_split_features(encode, data, batch_size), seed=seed, solver=solver)
         return {
             "metric": "acc",
             "score": res["acc"],
@@ -829,16 +828,8 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
             **sizes,
         }
     if spec.protocol == "relatedness":
-        train, dev, test = data["train"], data["dev"], data["test"]
-        res = relatedness_eval(
-            _features(encode, train, batch_size),
-            train.labels,
-            _features(encode, dev, batch_size),
-            dev.labels,
-            _features(encode, test, batch_size),
-            test.labels,
-            seed=seed,
-        )
+        test = data["test"]
+        res = relatedness_eval(*_split_features(encode, data, batch_size), seed=seed)
         return {
             "metric": "pearson/spearman",
             "score": res["pearson"],
