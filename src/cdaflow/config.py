@@ -94,6 +94,11 @@ def _check_references(config: dict[str, Any], source: str) -> None:
             raise ConfigError(f"{source}: datasets.{name}: needs one of url, files or path")
         if entry.get("url") and entry.get("files"):
             raise ConfigError(f"{source}: datasets.{name}: give either url or files, not both")
+    gap_subjective = config["studies"]["gap_subjective"]
+    if gap_subjective["enabled"]:
+        for key in ("wnc", "gap"):
+            if not gap_subjective.get(key):
+                raise ConfigError(f"{source}: studies.gap_subjective.{key}: required when the study is enabled")
 
 
 def load(path: str | Path = DEFAULT_CONFIG) -> dict[str, Any]:

@@ -83,3 +83,22 @@ def input_path(inputs: Any, member: str | None = None) -> Path | None:
     if not paths:
         return None
     return Path(paths[0]) / member if member else Path(paths[0])
+
+
+def model_source(ref: dict[str, str], inputs: Any, member: str | None = None) -> str:
+    """What a loader takes for a config `model_ref`: an installed package's bundled folder, a Hub
+    id (fetched by the loader), or the rule's input path."""
+    if "package" in ref:
+        import importlib
+
+        try:
+            module = importlib.import_module(ref["package"])
+        except ImportError as exc:
+            raise ImportError(f"the model package {ref['package']!r} is not installed: {exc}") from exc
+        return str(module.get_model_path())
+    if "hub" in ref:
+        return ref["hub"]
+    path = input_path(inputs, member)
+    if path is None:
+        raise FileNotFoundError(f"model reference {ref} names no input")
+    return str(path)

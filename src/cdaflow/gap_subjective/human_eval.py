@@ -1,0 +1,93 @@
+"""The human evaluation kit of §3.2.4 (Table 6).
+
+``rating_sheet`` draws ``per_group`` transferred sentences and ``per_group`` original sentences
+(34 and 34 in the paper) from the kept pairs, shuffles them into one blinded sheet (no column
+says which is which; the original and the transferred version of one sentence never both appear,
+so a judge cannot compare them), and returns the key separately. Judges fill ``fluency``
+(1 poor - 5 perfect) and ``subjectivity`` (1 highly objective, factual - 5 highly subjective).
+``aggregate`` joins filled sheets with the key and averages per group: Table 6.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["PAPER_TABLE6", "RatingError", "aggregate", "rating_sheet", "read_filled_sheet"]
+
+PAPER_TABLE6 = {"original": (4.578, 1.657), "transferred": (4.343, 2.872)}  # fluency, subjectivity
+SCALES = ("fluency", "subjectivity")
+INSTRUCTIONS = (
+    "# Rate each sentence on its own. fluency: 1 (poor) to 5 (perfect).",
+    "# subjectivity: 1 (highly objective, factual) to 5 (highly subjective).",
+    "# Fill both columns with whole numbers 1-5; keep the item column as it is.",
+)
+
+
+class RatingError(ValueError):
+    """A malformed filled sheet; the message names the file, line and field."""
+
+
+def rating_sheet(
+    originals: Sequence[str], transferred: Sequence[str], ids: Sequence[str], *, per_group: int = 34, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(sheet, key) for ``per_group`` transferred and ``per_group`` original sentences."""
+    if not len(originals) == len(transferred) == len(ids):
+        raise ValueError("originals, transferred and ids must be aligned")
+    if len(ids) < 2 * per_group:
+        raise ValueError(f"{len(ids)} kept sentence pairs; the sheet needs {2 * per_group} distinct ones")
+    rng = random.Random(seed)
+    chosen = rng.sample(range(len(ids)), 2 * per_group)
+    items = [(transferred[i], "transferred", ids[i]) for i in chosen[:per_group]]
+    items += [(originals[i], "original", ids[i]) for i in chosen[per_group:]]
+    rng.shuffle(items)
+    names = [f"item{k + 1:03d}" for k in range(len(items))]
+    sheet = pd.DataFrame({"item": names, "sentence": [s for s, _, _ in items], "fluency": "", "subjectivity": ""})
+    key = pd.DataFrame({"item": names, "group": [g for _, g, _ in items], "source": [i for _, _, i in items]})
+    return sheet, key
+
+
+def read_filled_sheet(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """One judge's filled sheet: item, fluency, subjectivity (whole numbers 1-5)."""
+    path = Path(path)
+    frame = pd.read_csv(path, sep="\t", comment="#", dtype=str, keep_default_na=False)
+    missing = {"item", *SCALES} - set(frame.columns)
+    if missing:
+        raise RatingError(f"{path}: header lacks {sorted(missing)}")
+    header_line = 1 + sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
+    ratings = {}
+    for row, record in enumerate(frame.to_dict("records")):
+        for scale in SCALES:
+            value = record[scale].strip()
+            if value not in {"1", "2", "3", "4", "5"}:
+                raise RatingError(f"{path}: line {header_line + row + 1}: field {scale}: {value!r} is not a whole number 1-5")
+            ratings.setdefault(scale, []).append(int(value))
+    return pd.DataFrame({"item": frame["item"], **ratings, "judge": path.stem})
+
+
+def aggregate(sheets: Sequence[pd.DataFrame], key: pd.DataFrame) -> pd.DataFrame:
+    """Table 6: mean fluency and subjectivity of original and transferred sentences."""
+    if not sheets:
+        raise ValueError("no filled sheets")
+    ratings = pd.concat(sheets, ignore_index=True)
+    unknown = sorted(set(ratings["item"]) - set(key["item"]))
+    if unknown:
+        raise RatingError(f"items not in the key: {unknown[:5]}")
+    joined = ratings.merge(key, on="item")
+    rows = []
+    for group in ("original", "transferred"):
+        part = joined[joined["group"] == group]
+        rows.append({
+            "group": group,
+            "fluency": part["fluency"].mean(),
+            "subjectivity": part["subjectivity"].mean(),
+            "ratings": len(part),
+            "judges": part["judge"].nunique(),
+            "paper_fluency": PAPER_TABLE6[group][0],
+            "paper_subjectivity": PAPER_TABLE6[group][1],
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,87 @@
+"""Thresholding of transferred sentences (§3.2.3, Table 2).
+
+A transferred sentence replaces its original only when it passes all three tests:
+
+A. content preservation: ``gleu_min < GLEU(transferred, original) < gleu_max`` (0.8 and 1.0:
+   similar, but not unchanged);
+B. fluency: the causal LM's perplexity of the transferred sentence exceeds the original's by at
+   most ``max_perplexity_increase`` (100);
+C. original attribute: the detector found the original objective (a subjective sentence needs no
+   transfer).
+
+Table 2 counts each test on its own and the intersection, per split and overall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PAPER_TABLE2", "Thresholds", "apply_thresholds", "table2"]
+
+# Pant & Dadu (2022), Table 2: total, within GLEU, within perplexity, objective, final.
+PAPER_TABLE2: dict[str, tuple[int, int, int, int, int]] = {
+    "development": (5995, 2332, 2635, 5162, 1736),
+    "validation": (1389, 527, 603, 1183, 377),
+    "test": (5971, 2359, 2641, 5141, 1800),
+    "overall": (13355, 5218, 5879, 11486, 3913),
+}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    gleu_min: float = 0.8
+    gleu_max: float = 1.0
+    max_perplexity_increase: float = 100.0
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Thresholds:
+        known = {f.name for f in fields(cls)}
+        if unknown := sorted(set(config) - known):
+            raise ValueError(f"unknown thresholding settings {unknown} (known: {sorted(known)})")
+        return cls(**config)
+
+
+def apply_thresholds(scores: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
+    """Add the verdict columns to per-sentence scores.
+
+    ``scores`` has ``gleu``, ``ppl_original``, ``ppl_transferred`` and ``subjective`` (the
+    detector's verdict on the original). A non-finite perplexity (an empty output) fails B.
+    """
+    missing = {"gleu", "ppl_original", "ppl_transferred", "subjective"} - set(scores.columns)
+    if missing:
+        raise KeyError(f"sentence scores lack the columns {sorted(missing)}")
+    out = scores.copy()
+    increase = out["ppl_transferred"].to_numpy(float) - out["ppl_original"].to_numpy(float)
+    out["within_gleu"] = (out["gleu"] > thresholds.gleu_min) & (out["gleu"] < thresholds.gleu_max)
+    out["within_perplexity"] = np.isfinite(increase) & (increase <= thresholds.max_perplexity_increase)
+    out["objective"] = ~out["subjective"].astype(bool)
+    out["kept"] = out["within_gleu"] & out["within_perplexity"] & out["objective"]
+    return out
+
+
+def table2(verdicts: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 2: per split (and overall) the sentences passing each test and all three."""
+    rows = []
+    for split, frame in [*verdicts.items(), ("overall", pd.concat(list(verdicts.values()), ignore_index=True))]:
+        total = len(frame)
+        kept = int(frame["kept"].sum())
+        row = {
+            "split": split,
+            "total_sentences": total,
+            "within_gleu": int(frame["within_gleu"].sum()),
+            "within_perplexity": int(frame["within_perplexity"].sum()),
+            "objective": int(frame["objective"].sum()),
+            "final": kept,
+            "final_pct": 100.0 * kept / total if total else float("nan"),
+        }
+        paper = PAPER_TABLE2.get(split)
+        if paper:
+            row.update(paper_total=paper[0], paper_within_gleu=paper[1], paper_within_perplexity=paper[2],
+                       paper_objective=paper[3], paper_final=paper[4], paper_final_pct=100.0 * paper[4] / paper[0])
+        rows.append(row)
+    return pd.DataFrame(rows)

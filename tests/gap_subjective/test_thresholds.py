@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from cdaflow.gap_subjective.thresholds import Thresholds, apply_thresholds, table2
+
+
+def scores(**columns) -> pd.DataFrame:
+    base = {"gleu": [0.9], "ppl_original": [50.0], "ppl_transferred": [120.0], "subjective": [False]}
+    base.update({k: [v] for k, v in columns.items()})
+    return pd.DataFrame(base)
+
+
+@pytest.mark.parametrize(
+    ("gleu", "within"), [(0.8, False), (0.8000001, True), (0.95, True), (0.9999, True), (1.0, False)]
+)
+def test_gleu_band_is_open_at_both_ends(gleu: float, within: bool) -> None:
+    assert bool(apply_thresholds(scores(gleu=gleu), Thresholds())["within_gleu"][0]) is within
+
+
+@pytest.mark.parametrize(("transferred", "within"), [(150.0, True), (150.01, False), (20.0, True), (math.inf, False), (math.nan, False)])
+def test_perplexity_increase_of_at_most_100(transferred: float, within: bool) -> None:
+    verdict = apply_thresholds(scores(ppl_transferred=transferred), Thresholds())
+    assert bool(verdict["within_perplexity"][0]) is within
+
+
+def test_original_attribute_and_the_intersection() -> None:
+    frame = pd.DataFrame({
+        "gleu": [0.9, 0.9, 0.5, 0.9],
+        "ppl_original": [50.0, 50.0, 50.0, 50.0],
+        "ppl_transferred": [60.0, 60.0, 60.0, 400.0],
+        "subjective": [False, True, False, False],
+    })
+    verdict = apply_thresholds(frame, Thresholds())
+    assert verdict["objective"].tolist() == [True, False, True, True]
+    assert verdict["kept"].tolist() == [True, False, False, False]
+    t2 = table2({"development": verdict, "test": verdict.iloc[:1]})
+    assert t2["split"].tolist() == ["development", "test", "overall"]
+    overall = t2.iloc[2]
+    assert (overall["total_sentences"], overall["within_gleu"], overall["within_perplexity"], overall["objective"], overall["final"]) == (5, 4, 4, 4, 2)
+    assert overall["final_pct"] == 40.0
+    assert overall["paper_final"] == 3913
+
+
+def test_settings_reject_unknown_keys() -> None:
+    assert Thresholds.from_config({"gleu_min": 0.7}).gleu_min == 0.7
+    with pytest.raises(ValueError, match="unknown thresholding settings \\['gleu'\\]"):
+        Thresholds.from_config({"gleu": 0.7})
+    with pytest.raises(KeyError, match="subjective"):
+        apply_thresholds(pd.DataFrame({"gleu": [1.0], "ppl_original": [1.0], "ppl_transferred": [1.0]}), Thresholds())
