@@ -8,10 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from cdaflow import __version__
-from cdaflow.commands import cda, datasets, parse, regender, sentence_bias
+from cdaflow.commands import cda, datasets, parse, regender, sentence_bias, subjectivize
 
 # Each module adds one subcommand; study issues add theirs here.
-COMMANDS = (parse, datasets, cda, sentence_bias, regender)
+COMMANDS = (parse, datasets, cda, sentence_bias, regender, subjectivize)
 
 
 def build_parser() -> argparse.ArgumentParser:

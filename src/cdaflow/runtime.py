@@ -89,13 +89,12 @@ def model_source(ref: dict[str, str], inputs: Any, member: str | None = None) ->
     """What a loader takes for a config `model_ref`: an installed package's bundled folder, a Hub
     id (fetched by the loader), or the rule's input path."""
     if "package" in ref:
-        import importlib
+        from cdaflow.io.models import resolve_model_source
 
-        try:
-            module = importlib.import_module(ref["package"])
-        except ImportError as exc:
-            raise ImportError(f"the model package {ref['package']!r} is not installed: {exc}") from exc
-        return str(module.get_model_path())
+        source = resolve_model_source(ref["package"])
+        if source == ref["package"]:
+            raise ImportError(f"the model package {ref['package']!r} is not installed")
+        return source
     if "hub" in ref:
         return ref["hub"]
     path = input_path(inputs, member)

@@ -12,8 +12,19 @@ HEADER = "\t".join(COLUMNS) + "\n"
 
 
 def example(**changes) -> GapExample:
-    base = GapExample(id="test-1", text=TEXT, pronoun="she", pronoun_offset=31, a="Anna", a_offset=0, a_coref=True,
-                      b="Marie", b_offset=9, b_coref=False, url="http://en.wikipedia.org/wiki/Anna")
+    base = GapExample(
+        id="test-1",
+        text=TEXT,
+        pronoun="she",
+        pronoun_offset=31,
+        a="Anna",
+        a_offset=0,
+        a_coref=True,
+        b="Marie",
+        b_offset=9,
+        b_coref=False,
+        url="http://en.wikipedia.org/wiki/Anna",
+    )
     return replace(base, **changes)
 
 
@@ -22,8 +33,11 @@ def row(**changes) -> str:
 
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
-    examples = [example(), example(id="test-2", pronoun="her", pronoun_offset=54, a_coref=False, b_coref=True),
-                example(id="test-3", a_coref=False)]
+    examples = [
+        example(),
+        example(id="test-2", pronoun="her", pronoun_offset=54, a_coref=False, b_coref=True),
+        example(id="test-3", a_coref=False),
+    ]
     path = tmp_path / "gap-test.tsv"
     assert write_gap(examples, path) == 3
     assert read_gap(path) == examples

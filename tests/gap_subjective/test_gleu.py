@@ -33,4 +33,17 @@ def test_bounds() -> None:
 
 
 def test_tokens_split_punctuation() -> None:
-    assert gleu_tokens("Griffin's KO (punch) at 1:04.") == ["Griffin", "'", "s", "KO", "(", "punch", ")", "at", "1", ":", "04", "."]
+    assert gleu_tokens("Griffin's KO (punch) at 1:04.") == [
+        "Griffin",
+        "'",
+        "s",
+        "KO",
+        "(",
+        "punch",
+        ")",
+        "at",
+        "1",
+        ":",
+        "04",
+        ".",
+    ]

@@ -36,9 +36,13 @@ def test_aggregate_averages_per_group(tmp_path: Path) -> None:
     sheet, key = make_sheet()
     transferred = (key["group"] == "transferred").tolist()
     # judge 1: 5 fluency for originals, 4 for transfers; subjectivity 1 and 3
-    j1 = write_filled(tmp_path / "j1.tsv", sheet, [4 if t else 5 for t in transferred], [3 if t else 1 for t in transferred])
+    j1 = write_filled(
+        tmp_path / "j1.tsv", sheet, [4 if t else 5 for t in transferred], [3 if t else 1 for t in transferred]
+    )
     # judge 2: 4 / 3 fluency, 2 / 5 subjectivity
-    j2 = write_filled(tmp_path / "j2.tsv", sheet, [3 if t else 4 for t in transferred], [5 if t else 2 for t in transferred])
+    j2 = write_filled(
+        tmp_path / "j2.tsv", sheet, [3 if t else 4 for t in transferred], [5 if t else 2 for t in transferred]
+    )
     table = aggregate([read_filled_sheet(j1), read_filled_sheet(j2)], key).set_index("group")
     assert table.loc["original", "fluency"] == 4.5 and table.loc["transferred", "fluency"] == 3.5
     assert table.loc["original", "subjectivity"] == 1.5 and table.loc["transferred", "subjectivity"] == 4.0

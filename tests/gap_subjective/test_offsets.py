@@ -12,8 +12,19 @@ TEXT = "Tom met Sam in Leeds. Later Sam said that Tom liked him. Tom left."
 
 
 def example(**changes) -> GapExample:
-    fields = dict(id="t-1", text=TEXT, pronoun="him", pronoun_offset=TEXT.index("him"), a="Tom", a_offset=TEXT.index("Tom liked"),
-                  a_coref=False, b="Sam", b_offset=TEXT.index("Sam said"), b_coref=True, url="u")
+    fields = dict(
+        id="t-1",
+        text=TEXT,
+        pronoun="him",
+        pronoun_offset=TEXT.index("him"),
+        a="Tom",
+        a_offset=TEXT.index("Tom liked"),
+        a_coref=False,
+        b="Sam",
+        b_offset=TEXT.index("Sam said"),
+        b_coref=True,
+        url="u",
+    )
     fields.update(changes)
     return GapExample(**fields)
 
@@ -21,7 +32,9 @@ def example(**changes) -> GapExample:
 def test_offsets_follow_a_transferred_sentence_and_the_ones_after_it() -> None:
     original = example()
     sentences = split_sentences(TEXT)
-    rebuilt = rebuild_example(original, sentences, {0: "Notorious Tom met Sam in Leeds.", 1: "Later Sam claimed that Tom liked him."})
+    rebuilt = rebuild_example(
+        original, sentences, {0: "Notorious Tom met Sam in Leeds.", 1: "Later Sam claimed that Tom liked him."}
+    )
     new = rebuilt.example
     assert new.text == "Notorious Tom met Sam in Leeds. Later Sam claimed that Tom liked him. Tom left."
     # hand-computed: sentence 2 now starts at 32; "Sam" at 32 + 6, "Tom" at 32 + 23, "him" at 32 + 33
@@ -51,9 +64,11 @@ def test_the_same_occurrence_is_matched_by_rank() -> None:
     assert rebuilt.example.a_offset == changed.index("Tom")
     # Whole words only: "he" in "the" or "there" is no occurrence.
     text2 = "Ann saw the man there and he left."
-    original2 = GapExample("t-4", text2, "he", text2.index("he left"), "Ann", 0, False, "man", text2.index("man"), True, "u")
+    original2 = GapExample(
+        "t-4", text2, "he", text2.index("he left"), "Ann", 0, False, "man", text2.index("man"), True, "u"
+    )
     rebuilt2 = rebuild_example(original2, split_sentences(text2), {0: "Sadly, Ann saw the man there and he left."})
-    assert rebuilt2.all_found and rebuilt2.example.text[rebuilt2.example.pronoun_offset:].startswith("he left")
+    assert rebuilt2.all_found and rebuilt2.example.text[rebuilt2.example.pronoun_offset :].startswith("he left")
 
 
 def test_a_lost_mention_falls_back_to_the_original_instance() -> None:
@@ -78,12 +93,14 @@ def test_no_replacement_is_the_original() -> None:
 def test_tables_4_and_7_from_records() -> None:
     original = example()
     sentences = split_sentences(TEXT)
-    records = pd.DataFrame([
-        rebuild_example(original, sentences, {}).record(),
-        rebuild_example(original, sentences, {2: "Tom sadly left."}).record(),
-        rebuild_example(original, sentences, {1: "Later Sam said that Tom liked the idea."}).record(),
-        rebuild_example(original, sentences, {0: "Tom met Sam in rainy Leeds."}).record(),
-    ])
+    records = pd.DataFrame(
+        [
+            rebuild_example(original, sentences, {}).record(),
+            rebuild_example(original, sentences, {2: "Tom sadly left."}).record(),
+            rebuild_example(original, sentences, {1: "Later Sam said that Tom liked the idea."}).record(),
+            rebuild_example(original, sentences, {0: "Tom met Sam in rainy Leeds."}).record(),
+        ]
+    )
     t7 = table7({"test": records}).iloc[0]
     assert t7["pronoun_found_pct"] == 75.0 and t7["a_found_pct"] == 100.0 and t7["all_found_pct"] == 75.0
     assert t7["paper_all"] == 98.20

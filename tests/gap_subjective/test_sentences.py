@@ -11,7 +11,11 @@ from cdaflow.gap_subjective.sentences import join_sentences, split_sentences
 def test_offsets_point_at_each_sentence_and_join_is_lossless() -> None:
     text = "  Dr. Smith moved to St. Louis in 1999.  He left in 2004!\nHis son stayed. "
     sentences = split_sentences(text)
-    assert [s.text for s in sentences] == ["Dr. Smith moved to St. Louis in 1999.", "He left in 2004!", "His son stayed."]
+    assert [s.text for s in sentences] == [
+        "Dr. Smith moved to St. Louis in 1999.",
+        "He left in 2004!",
+        "His son stayed.",
+    ]
     assert [(s.start, s.end) for s in sentences] == [(2, 39), (41, 57), (58, 73)]
     assert [s.separator for s in sentences] == ["  ", "\n", " "]
     assert sentences[0].lead == "  "

@@ -21,26 +21,36 @@ def test_gleu_band_is_open_at_both_ends(gleu: float, within: bool) -> None:
     assert bool(apply_thresholds(scores(gleu=gleu), Thresholds())["within_gleu"][0]) is within
 
 
-@pytest.mark.parametrize(("transferred", "within"), [(150.0, True), (150.01, False), (20.0, True), (math.inf, False), (math.nan, False)])
+@pytest.mark.parametrize(
+    ("transferred", "within"), [(150.0, True), (150.01, False), (20.0, True), (math.inf, False), (math.nan, False)]
+)
 def test_perplexity_increase_of_at_most_100(transferred: float, within: bool) -> None:
     verdict = apply_thresholds(scores(ppl_transferred=transferred), Thresholds())
     assert bool(verdict["within_perplexity"][0]) is within
 
 
 def test_original_attribute_and_the_intersection() -> None:
-    frame = pd.DataFrame({
-        "gleu": [0.9, 0.9, 0.5, 0.9],
-        "ppl_original": [50.0, 50.0, 50.0, 50.0],
-        "ppl_transferred": [60.0, 60.0, 60.0, 400.0],
-        "subjective": [False, True, False, False],
-    })
+    frame = pd.DataFrame(
+        {
+            "gleu": [0.9, 0.9, 0.5, 0.9],
+            "ppl_original": [50.0, 50.0, 50.0, 50.0],
+            "ppl_transferred": [60.0, 60.0, 60.0, 400.0],
+            "subjective": [False, True, False, False],
+        }
+    )
     verdict = apply_thresholds(frame, Thresholds())
     assert verdict["objective"].tolist() == [True, False, True, True]
     assert verdict["kept"].tolist() == [True, False, False, False]
     t2 = table2({"development": verdict, "test": verdict.iloc[:1]})
     assert t2["split"].tolist() == ["development", "test", "overall"]
     overall = t2.iloc[2]
-    assert (overall["total_sentences"], overall["within_gleu"], overall["within_perplexity"], overall["objective"], overall["final"]) == (5, 4, 4, 4, 2)
+    assert (
+        overall["total_sentences"],
+        overall["within_gleu"],
+        overall["within_perplexity"],
+        overall["objective"],
+        overall["final"],
+    ) == (5, 4, 4, 4, 2)
     assert overall["final_pct"] == 40.0
     assert overall["paper_final"] == 3913
 

@@ -14,8 +14,12 @@ def full_line(i: int, biased: str, neutral: str, fields: int = 7) -> str:
 
 def test_full_layout_reads_raw_columns(tmp_path: Path) -> None:
     path = tmp_path / "biased.full"
-    path.write_text(full_line(1, "The brilliant Ann won.", "Ann won.") + full_line(2, "Same.", "Same.")
-                    + full_line(3, "The brilliant Ann won.", "Ann won."), encoding="utf-8")
+    path.write_text(
+        full_line(1, "The brilliant Ann won.", "Ann won.")
+        + full_line(2, "Same.", "Same.")
+        + full_line(3, "The brilliant Ann won.", "Ann won."),
+        encoding="utf-8",
+    )
     pairs = read_wnc(path, "full")
     # the unchanged pair and the duplicate are dropped
     assert [(p.id, p.subjective, p.objective) for p in pairs] == [("1", "The brilliant Ann won.", "Ann won.")]

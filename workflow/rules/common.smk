@@ -11,6 +11,7 @@ wildcard_constraints:
     treebank="[A-Za-z0-9_.-]+",
     corpus="[A-Za-z0-9_.-]+",
     split="train|dev|test",
+    gap_split="development|validation|test",
     shard=r"\d+",
 
 

@@ -1,3 +1,350 @@
-# Study C (Pant & Dadu 2022): GAP-Subjective.
-# Logic: src/cdaflow/gap_subjective/; targets: STUDY_TARGETS["gap_subjective"] in helpers.smk. The study's rules
-# arrive with its issue.
+# Study C (Pant & Dadu 2022): GAP-Subjective. A subjectivity detector and a copy-attention style
+# transfer model are trained on the Wiki Neutrality Corpus; every GAP sentence is detected,
+# transferred and thresholded; the contexts are rebuilt with new offsets; a BERT-feature MLP is
+# benchmarked on GAP and GAP-Subjective. Logic: src/cdaflow/gap_subjective/.
+
+
+rule gs_wnc:
+    """WNC pairs (objective, subjective), and the style transfer's train/valid split."""
+    input:
+        wnc=file_ref_input(GS.get("wnc")),
+    output:
+        pairs=f"{GS_OUT}/wnc/pairs.tsv",
+        transfer=expand(f"{GS_OUT}/wnc/transfer/{{part}}.{{side}}", part=("train", "valid"), side=("src", "tgt")),
+        stats=report(f"{GS_OUT}/wnc_stats.tsv", caption="../report/gs_wnc.rst", category="Study C: GAP-Subjective"),
+    log:
+        "logs/gap_subjective/wnc.log",
+    params:
+        member=file_ref_member(GS.get("wnc")),
+        layout=GS["wnc_layout"],
+        valid_size=GS["transfer"]["valid_size"],
+        seed=config["seed"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_wnc.py"
+
+
+rule gs_detector:
+    """Fine-tune the subjectivity detector on WNC sentences, 90:10 split (§3.2.1)."""
+    input:
+        pairs=f"{GS_OUT}/wnc/pairs.tsv",
+        model=model_ref_input(GS["detector"]["model"]),
+    output:
+        model=directory(f"{GS_OUT}/detector/model"),
+        predictions=f"{GS_OUT}/detector/test_predictions.tsv",
+        table=report(f"{GS_OUT}/table_detector.tsv", caption="../report/gs_detector.rst", category="Study C: GAP-Subjective"),
+    log:
+        "logs/gap_subjective/detector.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/detector.tsv"
+    params:
+        settings=GS["detector"],
+        model_member=file_ref_member(GS["detector"]["model"]),
+        seed=config["seed"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/gs_detector.py"
+
+
+rule gs_sentences:
+    """One GAP split, validated (first `max_contexts`), cut into sentences with their offsets."""
+    input:
+        gap=file_ref_input(GS.get("gap")),
+    output:
+        gap=f"{GS_OUT}/gap/gap-{{gap_split}}.tsv",
+        sentences=f"{GS_OUT}/sentences/{{gap_split}}.tsv",
+    log:
+        "logs/gap_subjective/sentences/{gap_split}.log",
+    params:
+        member=file_ref_member(GS.get("gap")),
+        max_contexts=GS["max_contexts"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_sentences.py"
+
+
+rule gs_detect:
+    """The detector's P(subjective) for every sentence of one GAP split (Table 2's objective column)."""
+    input:
+        model=f"{GS_OUT}/detector/model",
+        sentences=f"{GS_OUT}/sentences/{{gap_split}}.tsv",
+    output:
+        f"{GS_OUT}/subjectivity/{{gap_split}}.tsv",
+    log:
+        "logs/gap_subjective/detect/{gap_split}.log",
+    params:
+        threshold=GS["detector"]["threshold"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/gs_detect.py"
+
+
+rule gs_spm:
+    """SentencePiece for the transfer model, numbers as user-defined symbols (§3.2.2)."""
+    input:
+        texts=file_ref_input(GS["transfer"].get("spm_corpus")) or expand(f"{GS_OUT}/wnc/transfer/train.{{side}}", side=("src", "tgt")),
+    output:
+        model=f"{GS_OUT}/transfer/spm.model",
+        vocab=f"{GS_OUT}/transfer/spm.vocab",
+    log:
+        "logs/gap_subjective/spm.log",
+    params:
+        member=file_ref_member(GS["transfer"].get("spm_corpus")),
+        vocab_size=GS["transfer"]["vocab_size"],
+        max_number_symbols=GS["transfer"]["max_number_symbols"],
+    threads: config["compute"]["threads"]
+    conda:
+        f"{ENVS}/onmt.yaml"
+    script:
+        "../scripts/gs_spm.py"
+
+
+rule gs_transfer_train:
+    """OpenNMT-py: BiLSTM encoder, MLP attention, copy attention, objective → subjective (§3.2.2)."""
+    input:
+        spm=f"{GS_OUT}/transfer/spm.model",
+        data=expand(f"{GS_OUT}/wnc/transfer/{{part}}.{{side}}", part=("train", "valid"), side=("src", "tgt")),
+    output:
+        model=directory(f"{GS_OUT}/transfer/model"),
+        table=report(f"{GS_OUT}/table_transfer.tsv", caption="../report/gs_transfer.rst", category="Study C: GAP-Subjective"),
+    log:
+        "logs/gap_subjective/transfer_train.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/transfer_train.tsv"
+    params:
+        settings=GS["transfer"]["onmt"],
+        seed=config["seed"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/onmt.yaml"
+    script:
+        "../scripts/gs_transfer_train.py"
+
+
+rule gs_transfer:
+    """Transfer every sentence of one GAP split (our copy-attention inference wrapper)."""
+    input:
+        model=f"{GS_OUT}/transfer/model",
+        sentences=f"{GS_OUT}/sentences/{{gap_split}}.tsv",
+    output:
+        f"{GS_OUT}/transfer/output/{{gap_split}}.tsv",
+    log:
+        "logs/gap_subjective/transfer/{gap_split}.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/transfer/{gap_split}.tsv"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/onmt.yaml"
+    script:
+        "../scripts/gs_transfer.py"
+
+
+rule gs_fluency_lm:
+    """Offline fluency LM (backend lstm): SentencePiece + LSTM LM trained on the WNC text."""
+    input:
+        pairs=f"{GS_OUT}/wnc/pairs.tsv",
+    output:
+        directory(f"{GS_OUT}/fluency/lm"),
+    log:
+        "logs/gap_subjective/fluency_lm.log",
+    params:
+        settings=GS["fluency"],
+        seed=config["seed"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/gs_fluency_lm.py"
+
+
+rule gs_threshold:
+    """GLEU, perplexity change and original attribute of each transferred sentence; verdicts (§3.2.3)."""
+    input:
+        transfer=f"{GS_OUT}/transfer/output/{{gap_split}}.tsv",
+        subjectivity=f"{GS_OUT}/subjectivity/{{gap_split}}.tsv",
+        lm=f"{GS_OUT}/fluency/lm" if GS["fluency"]["backend"] == "lstm" else model_ref_input(GS["fluency"]["model"]),
+    output:
+        f"{GS_OUT}/thresholding/{{gap_split}}.tsv",
+    log:
+        "logs/gap_subjective/threshold/{gap_split}.log",
+    params:
+        fluency=GS["fluency"],
+        lm_member=file_ref_member(GS["fluency"]["model"]),
+        thresholds=GS["thresholds"],
+        detector_threshold=GS["detector"]["threshold"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/gs_threshold.py"
+
+
+rule gs_build:
+    """GAP-Subjective: contexts rebuilt from kept sentences, offsets found again, else the original (§3.2.5)."""
+    input:
+        gap=f"{GS_OUT}/gap/gap-{{gap_split}}.tsv",
+        sentences=f"{GS_OUT}/sentences/{{gap_split}}.tsv",
+        verdicts=f"{GS_OUT}/thresholding/{{gap_split}}.tsv",
+    output:
+        gap=f"{GS_OUT}/GAP-Subjective/gap-{{gap_split}}.tsv",
+        offsets=f"{GS_OUT}/offsets/{{gap_split}}.tsv",
+    log:
+        "logs/gap_subjective/build/{gap_split}.log",
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_build.py"
+
+
+rule gs_tables:
+    """Tables 2, 4 and 7, and Table 3's examples of kept transfers."""
+    input:
+        verdicts=expand(f"{GS_OUT}/thresholding/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
+        offsets=expand(f"{GS_OUT}/offsets/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
+    output:
+        table2=report(f"{GS_OUT}/table2_thresholding.tsv", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
+        table3=report(f"{GS_OUT}/table3_examples.md", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
+        table4=report(f"{GS_OUT}/table4_converted.tsv", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
+        table7=report(f"{GS_OUT}/table7_offsets.tsv", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
+    log:
+        "logs/gap_subjective/tables.log",
+    params:
+        splits=list(GAP_SPLITS),
+        seed=config["seed"],
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_tables.py"
+
+
+rule gs_features:
+    """Contextual features of pronoun, A and B (Yang et al. 2019) for one dataset split."""
+    input:
+        gap=lambda wc: f"{GS_OUT}/{'gap' if wc.dataset == 'gap' else 'GAP-Subjective'}/gap-{wc.gap_split}.tsv",
+        encoder=model_ref_input(GS["benchmark"]["encoder"]),
+    output:
+        f"{GS_OUT}/benchmark/features/{{dataset}}/{{gap_split}}.npz",
+    wildcard_constraints:
+        dataset="gap|gap_subjective",
+    log:
+        "logs/gap_subjective/features/{dataset}/{gap_split}.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/features/{dataset}/{gap_split}.tsv"
+    params:
+        settings=GS["benchmark"],
+        encoder_member=file_ref_member(GS["benchmark"]["encoder"]),
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/gs_features.py"
+
+
+rule gs_benchmark:
+    """Table 8: the MLP trained on GAP development, scored on GAP and GAP-Subjective test (official scorer)."""
+    input:
+        features=[f"{GS_OUT}/benchmark/features/{dataset}/{split}.npz" for dataset, split in GS_FEATURE_SETS],
+        gold=[f"{GS_OUT}/{'gap' if dataset == 'gap' else 'GAP-Subjective'}/gap-{split}.tsv" for dataset, split in GS_FEATURE_SETS],
+    output:
+        table=report(f"{GS_OUT}/benchmark.tsv", caption="../report/gs_benchmark.rst", category="Study C: GAP-Subjective"),
+        predictions=expand(f"{GS_OUT}/benchmark/predictions/{{dataset}}-test.tsv", dataset=("gap", "gap_subjective")),
+    log:
+        "logs/gap_subjective/benchmark.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/benchmark.tsv"
+    params:
+        sets=GS_FEATURE_SETS,
+        mlp=GS["benchmark"]["mlp"],
+        seed=config["seed"],
+        scale=config["scale"],
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=gpus_for(),
+        mem_mb=config["compute"]["mem_mb"],
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/gs_benchmark.py"
+
+
+rule gs_human_sheet:
+    """A randomised, blinded rating sheet: kept transfers and other originals (§3.2.4)."""
+    input:
+        verdicts=expand(f"{GS_OUT}/thresholding/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
+    output:
+        sheet=f"{GS_OUT}/human_eval/sheet.tsv",
+        key=f"{GS_OUT}/human_eval/key.tsv",
+    log:
+        "logs/gap_subjective/human_sheet.log",
+    params:
+        per_group=GS["human_eval"]["per_group"],
+        seed=config["seed"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_human_sheet.py"
+
+
+rule gs_human_table:
+    """Table 6 from the judges' filled sheets (`human_eval.ratings`)."""
+    input:
+        key=f"{GS_OUT}/human_eval/key.tsv",
+        ratings=GS["human_eval"]["ratings"],
+    output:
+        report(f"{GS_OUT}/table6_human_eval.tsv", caption="../report/gs_human_eval.rst", category="Study C: GAP-Subjective"),
+    log:
+        "logs/gap_subjective/human_table.log",
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_human_table.py"
+
+
+rule gs_subjectivizer:
+    """A manifest tying transfer model, detector, fluency LM and thresholds together for `cdaflow subjectivize`."""
+    input:
+        transfer=f"{GS_OUT}/transfer/model",
+        detector=f"{GS_OUT}/detector/model",
+        lm=[f"{GS_OUT}/fluency/lm"] if GS["fluency"]["backend"] == "lstm" else [],
+    output:
+        f"{GS_OUT}/subjectivizer/manifest.json",
+    log:
+        "logs/gap_subjective/subjectivizer.log",
+    params:
+        fluency=GS["fluency"],
+        thresholds=GS["thresholds"],
+        threshold=GS["detector"]["threshold"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/gs_subjectivizer.py"

@@ -168,13 +168,47 @@ def regender_targets():
     return [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv", "error_rates.tsv")]
 
 
+# -- Study C (gap_subjective) ----------------------------------------------------------
+GS = config["studies"]["gap_subjective"]
+GS_OUT = "results/gap_subjective"
+GAP_SPLITS = ("development", "validation", "test")
+# Benchmark (§4.2, Table 8): the MLP trains on GAP development; it is scored on both tests.
+GS_FEATURE_SETS = [("gap", "development"), ("gap", "test"), ("gap_subjective", "test")]
+
+
+def model_ref_input(ref):
+    """The input behind a `model_ref`: nothing for a package or Hub id, else its file or folder."""
+    return [] if not ref or "package" in ref or "hub" in ref else file_ref_input(ref)
+
+
+def gap_subjective_targets():
+    targets = [
+        f"{GS_OUT}/{name}"
+        for name in (
+            "wnc_stats.tsv",
+            "table_detector.tsv",
+            "table_transfer.tsv",
+            "table2_thresholding.tsv",
+            "table3_examples.md",
+            "table4_converted.tsv",
+            "table7_offsets.tsv",
+            "benchmark.tsv",
+            "human_eval/sheet.tsv",
+            "subjectivizer/manifest.json",
+        )
+    ] + [f"{GS_OUT}/GAP-Subjective/gap-{split}.tsv" for split in GAP_SPLITS]
+    if GS["human_eval"]["ratings"]:
+        targets.append(f"{GS_OUT}/table6_human_eval.tsv")
+    return targets
+
+
 # Final targets of each study, switched on by `studies.<name>.enabled`; each study's issue adds
 # its tables and figures here.
 STUDY_TARGETS = {
     "morph_cda": morph_cda_targets,
     "sentence_bias": sentence_bias_targets,
     "regender": regender_targets,
-    "gap_subjective": lambda: [],
+    "gap_subjective": gap_subjective_targets,
 }
 
 

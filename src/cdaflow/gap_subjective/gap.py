@@ -26,13 +26,27 @@ __all__ = [
 ]
 
 COLUMNS: tuple[str, ...] = (
-    "ID", "Text", "Pronoun", "Pronoun-offset", "A", "A-offset", "A-coref", "B", "B-offset", "B-coref", "URL",
+    "ID",
+    "Text",
+    "Pronoun",
+    "Pronoun-offset",
+    "A",
+    "A-offset",
+    "A-coref",
+    "B",
+    "B-offset",
+    "B-coref",
+    "URL",
 )
 SPLITS: tuple[str, ...] = ("development", "validation", "test")
 # The official scorer's map (gap_scorer.py): the gender of an example is its pronoun's.
 PRONOUN_GENDER: dict[str, str] = {
-    "she": "feminine", "her": "feminine", "hers": "feminine",
-    "he": "masculine", "his": "masculine", "him": "masculine",
+    "she": "feminine",
+    "her": "feminine",
+    "hers": "feminine",
+    "he": "masculine",
+    "his": "masculine",
+    "him": "masculine",
 }
 _BOOLEANS = {"TRUE": True, "FALSE": False}
 
@@ -69,7 +83,11 @@ class GapExample:
 
     def spans(self) -> dict[str, tuple[str, int]]:
         """The three mentions by column name: text and character offset."""
-        return {"Pronoun": (self.pronoun, self.pronoun_offset), "A": (self.a, self.a_offset), "B": (self.b, self.b_offset)}
+        return {
+            "Pronoun": (self.pronoun, self.pronoun_offset),
+            "A": (self.a, self.a_offset),
+            "B": (self.b, self.b_offset),
+        }
 
     def mismatched_spans(self) -> list[str]:
         """Columns whose offset does not point at their text."""
@@ -77,8 +95,17 @@ class GapExample:
 
     def row(self) -> list[str]:
         return [
-            self.id, self.text, self.pronoun, str(self.pronoun_offset), self.a, str(self.a_offset),
-            _format_bool(self.a_coref), self.b, str(self.b_offset), _format_bool(self.b_coref), self.url,
+            self.id,
+            self.text,
+            self.pronoun,
+            str(self.pronoun_offset),
+            self.a,
+            str(self.a_offset),
+            _format_bool(self.a_coref),
+            self.b,
+            str(self.b_offset),
+            _format_bool(self.b_coref),
+            self.url,
         ]
 
 
@@ -103,9 +130,17 @@ def _parse_row(fields: dict[str, str], where: str) -> GapExample:
         return _BOOLEANS[value]
 
     example = GapExample(
-        id=fields["ID"], text=fields["Text"], pronoun=fields["Pronoun"], pronoun_offset=integer("Pronoun-offset"),
-        a=fields["A"], a_offset=integer("A-offset"), a_coref=boolean("A-coref"),
-        b=fields["B"], b_offset=integer("B-offset"), b_coref=boolean("B-coref"), url=fields["URL"],
+        id=fields["ID"],
+        text=fields["Text"],
+        pronoun=fields["Pronoun"],
+        pronoun_offset=integer("Pronoun-offset"),
+        a=fields["A"],
+        a_offset=integer("A-offset"),
+        a_coref=boolean("A-coref"),
+        b=fields["B"],
+        b_offset=integer("B-offset"),
+        b_coref=boolean("B-coref"),
+        url=fields["URL"],
     )
     if not example.id:
         raise GapError(f"{where}: field ID: empty")

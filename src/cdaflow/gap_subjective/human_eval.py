@@ -64,7 +64,9 @@ def read_filled_sheet(path: str | os.PathLike[str]) -> pd.DataFrame:
         for scale in SCALES:
             value = record[scale].strip()
             if value not in {"1", "2", "3", "4", "5"}:
-                raise RatingError(f"{path}: line {header_line + row + 1}: field {scale}: {value!r} is not a whole number 1-5")
+                raise RatingError(
+                    f"{path}: line {header_line + row + 1}: field {scale}: {value!r} is not a whole number 1-5"
+                )
             ratings.setdefault(scale, []).append(int(value))
     return pd.DataFrame({"item": frame["item"], **ratings, "judge": path.stem})
 
@@ -81,13 +83,15 @@ def aggregate(sheets: Sequence[pd.DataFrame], key: pd.DataFrame) -> pd.DataFrame
     rows = []
     for group in ("original", "transferred"):
         part = joined[joined["group"] == group]
-        rows.append({
-            "group": group,
-            "fluency": part["fluency"].mean(),
-            "subjectivity": part["subjectivity"].mean(),
-            "ratings": len(part),
-            "judges": part["judge"].nunique(),
-            "paper_fluency": PAPER_TABLE6[group][0],
-            "paper_subjectivity": PAPER_TABLE6[group][1],
-        })
+        rows.append(
+            {
+                "group": group,
+                "fluency": part["fluency"].mean(),
+                "subjectivity": part["subjectivity"].mean(),
+                "ratings": len(part),
+                "judges": part["judge"].nunique(),
+                "paper_fluency": PAPER_TABLE6[group][0],
+                "paper_subjectivity": PAPER_TABLE6[group][1],
+            }
+        )
     return pd.DataFrame(rows)

@@ -63,9 +63,13 @@ class Rebuilt:
 
     def record(self) -> dict[str, object]:
         """The row of the per-split offsets table that Tables 4 and 7 are computed from."""
-        return {"id": self.example.id, "replaced": self.replaced,
-                **{f"{name.lower()}_found": self.found[name] for name in MENTIONS},
-                "all_found": self.all_found, "changed": self.changed}
+        return {
+            "id": self.example.id,
+            "replaced": self.replaced,
+            **{f"{name.lower()}_found": self.found[name] for name in MENTIONS},
+            "all_found": self.all_found,
+            "changed": self.changed,
+        }
 
 
 def _is_word_boundary(text: str, start: int, end: int) -> bool:
@@ -119,12 +123,16 @@ def rebuild_example(example: GapExample, sentences: Sequence[Sentence], replacem
     for text, sentence in zip(texts, sentences):
         new_starts.append(position)
         position += len(text) + len(sentence.separator)
-    offsets = {name: _new_offset(span, offset, sentences, texts, new_starts)
-               for name, (span, offset) in example.spans().items()}
+    offsets = {
+        name: _new_offset(span, offset, sentences, texts, new_starts)
+        for name, (span, offset) in example.spans().items()
+    }
     found = {name: offset is not None for name, offset in offsets.items()}
     if not all(found.values()):
         return Rebuilt(example, replaced, found)
-    new = replace(example, text=new_text, pronoun_offset=offsets["Pronoun"], a_offset=offsets["A"], b_offset=offsets["B"])
+    new = replace(
+        example, text=new_text, pronoun_offset=offsets["Pronoun"], a_offset=offsets["A"], b_offset=offsets["B"]
+    )
     if bad := new.mismatched_spans():  # cannot happen by construction; never release a wrong offset
         raise AssertionError(f"{example.id}: rebuilt offsets of {bad} do not match")
     return Rebuilt(new, replaced, found)
@@ -152,11 +160,13 @@ def table4(records: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     rows = []
     for split, frame in records.items():
         n = len(frame)
-        rows.append({
-            "split": split,
-            "contexts": n,
-            "converted_pct": 100.0 * (frame["replaced"] > 0).mean() if n else float("nan"),
-            "released_changed_pct": 100.0 * frame["changed"].astype(bool).mean() if n else float("nan"),
-            "paper_converted_pct": PAPER_TABLE4.get(split, float("nan")),
-        })
+        rows.append(
+            {
+                "split": split,
+                "contexts": n,
+                "converted_pct": 100.0 * (frame["replaced"] > 0).mean() if n else float("nan"),
+                "released_changed_pct": 100.0 * frame["changed"].astype(bool).mean() if n else float("nan"),
+                "paper_converted_pct": PAPER_TABLE4.get(split, float("nan")),
+            }
+        )
     return pd.DataFrame(rows)

@@ -62,7 +62,7 @@ def split_sentences(text: str) -> list[Sentence]:
         if indent and sentences:  # whitespace the segmenter put at a piece's start
             last = sentences.pop()
             sentences.append(Sentence(last.text, last.start, last.end, last.separator + piece[:indent], last.lead))
-        sentences.append(Sentence(body[indent:], start + indent, start + len(body), piece[len(body):]))
+        sentences.append(Sentence(body[indent:], start + indent, start + len(body), piece[len(body) :]))
     first = sentences[0]
     sentences[0] = Sentence(first.text, first.start, first.end, first.separator, text[:lead])
     return sentences

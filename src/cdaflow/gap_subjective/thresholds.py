@@ -14,14 +14,15 @@ Table 2 counts each test on its own and the intersection, per split and overall.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["PAPER_TABLE2", "Thresholds", "apply_thresholds", "table2"]
+__all__ = ["PAPER_TABLE2", "Thresholds", "apply_thresholds", "fluency_keep", "table2"]
 
 # Pant & Dadu (2022), Table 2: total, within GLEU, within perplexity, objective, final.
 PAPER_TABLE2: dict[str, tuple[int, int, int, int, int]] = {
@@ -46,19 +47,44 @@ class Thresholds:
         return cls(**config)
 
 
+def fluency_keep(
+    original_ppl: Sequence[float] | np.ndarray,
+    transferred_ppl: Sequence[float] | np.ndarray,
+    max_increase: float = 100.0,
+) -> np.ndarray:
+    """True where a transfer passes the paper's fluency threshold.
+
+    The increase is ``transferred - original``; a transfer is kept when the increase is at most
+    `max_increase` (an increase of exactly 100 is kept: the paper discards changes "more than
+    100"). A perplexity *drop* of any size is kept. A NaN perplexity, or infinite original and
+    transferred perplexities, give a NaN increase, which is not kept.
+    """
+    original = np.asarray(original_ppl, dtype=np.float64)
+    transferred = np.asarray(transferred_ppl, dtype=np.float64)
+    if original.shape != transferred.shape:
+        raise ValueError(f"original perplexities have shape {original.shape}, transferred {transferred.shape}")
+    if math.isnan(max_increase):
+        raise ValueError("max_increase is NaN")
+    with np.errstate(invalid="ignore"):  # inf - inf is a NaN increase, handled as "not kept"
+        increase = transferred - original
+    return increase <= max_increase
+
+
 def apply_thresholds(scores: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
     """Add the verdict columns to per-sentence scores.
 
     ``scores`` has ``gleu``, ``ppl_original``, ``ppl_transferred`` and ``subjective`` (the
-    detector's verdict on the original). A non-finite perplexity (an empty output) fails B.
+    detector's verdict on the original). An infinite transferred perplexity (an empty output)
+    fails B.
     """
     missing = {"gleu", "ppl_original", "ppl_transferred", "subjective"} - set(scores.columns)
     if missing:
         raise KeyError(f"sentence scores lack the columns {sorted(missing)}")
     out = scores.copy()
-    increase = out["ppl_transferred"].to_numpy(float) - out["ppl_original"].to_numpy(float)
     out["within_gleu"] = (out["gleu"] > thresholds.gleu_min) & (out["gleu"] < thresholds.gleu_max)
-    out["within_perplexity"] = np.isfinite(increase) & (increase <= thresholds.max_perplexity_increase)
+    out["within_perplexity"] = fluency_keep(
+        out["ppl_original"], out["ppl_transferred"], thresholds.max_perplexity_increase
+    )
     out["objective"] = ~out["subjective"].astype(bool)
     out["kept"] = out["within_gleu"] & out["within_perplexity"] & out["objective"]
     return out
@@ -81,7 +107,13 @@ def table2(verdicts: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
         }
         paper = PAPER_TABLE2.get(split)
         if paper:
-            row.update(paper_total=paper[0], paper_within_gleu=paper[1], paper_within_perplexity=paper[2],
-                       paper_objective=paper[3], paper_final=paper[4], paper_final_pct=100.0 * paper[4] / paper[0])
+            row.update(
+                paper_total=paper[0],
+                paper_within_gleu=paper[1],
+                paper_within_perplexity=paper[2],
+                paper_objective=paper[3],
+                paper_final=paper[4],
+                paper_final_pct=100.0 * paper[4] / paper[0],
+            )
         rows.append(row)
     return pd.DataFrame(rows)

@@ -49,7 +49,8 @@ def _read_full(path: Path) -> Iterator[WncPair]:
                 continue
             fields = line.split("\t")
             if len(fields) != len(FULL_FIELDS):
-                raise WncError(f"{path}: line {number}: {len(fields)} fields, expected {len(FULL_FIELDS)} ({', '.join(FULL_FIELDS)})")
+                expected = f"{len(FULL_FIELDS)} ({', '.join(FULL_FIELDS)})"
+                raise WncError(f"{path}: line {number}: {len(fields)} fields, expected {expected}")
             record = dict(zip(FULL_FIELDS, fields))
             for name in ("src_raw", "tgt_raw"):
                 if not record[name].strip():
@@ -114,5 +115,10 @@ def split_pairs(pairs: Sequence[WncPair], valid_size: int, seed: int) -> tuple[l
 
 
 def pairs_frame(pairs: Sequence[WncPair]) -> pd.DataFrame:
-    return pd.DataFrame({"id": [p.id for p in pairs], "objective": [p.objective for p in pairs],
-                         "subjective": [p.subjective for p in pairs]})
+    return pd.DataFrame(
+        {
+            "id": [p.id for p in pairs],
+            "objective": [p.objective for p in pairs],
+            "subjective": [p.subjective for p in pairs],
+        }
+    )

@@ -1,0 +1,148 @@
+"""Transfer, score and threshold sentences in one go (§3.2.2-3.2.3): the `cdaflow subjectivize` tool.
+
+The workflow runs the steps as separate rules over GAP's splits; a researcher with their own
+sentences wants them together. A *subjectivizer* folder holds ``manifest.json`` naming (relative to
+itself) the transfer model folder, the detector folder, the fluency LM and the thresholds the
+workflow used, so the tool reproduces the workflow's verdicts exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cdaflow.gap_subjective.gleu import sentence_gleu
+from cdaflow.gap_subjective.thresholds import Thresholds, apply_thresholds
+
+__all__ = ["MANIFEST", "Subjectivizer", "load_fluency_scorer", "score_transfers", "write_manifest"]
+
+MANIFEST = "manifest.json"
+
+
+def load_fluency_scorer(
+    backend: str, source: str | os.PathLike[str], *, device: str = "cpu", batch_size: int = 32
+) -> Any:
+    """The perplexity scorer of a fluency config: ``hf`` (a causal LM) or ``lstm`` (our LM folder)."""
+    from cdaflow.gap_subjective.fluency import HFCausalLMScorer, LSTMScorer
+
+    if backend == "hf":
+        return HFCausalLMScorer.load(str(source), device=device, batch_size=batch_size)
+    if backend == "lstm":
+        return LSTMScorer.load(source, device=device)
+    raise ValueError(f"unknown fluency backend {backend!r} (hf, lstm)")
+
+
+def _perplexities(scorer: Any, sentences: Sequence[str]) -> np.ndarray:
+    """Perplexities, infinite for an empty sentence (a transfer that produced nothing fails B)."""
+    result = np.full(len(sentences), np.inf)
+    scored = [i for i, s in enumerate(sentences) if s.strip()]
+    if scored:
+        result[scored] = scorer.perplexities([sentences[i] for i in scored])
+    return result
+
+
+def score_transfers(
+    originals: Sequence[str],
+    transferred: Sequence[str],
+    p_subjective: Sequence[float],
+    *,
+    scorer: Any,
+    thresholds: Thresholds,
+    detector_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """Per sentence: GLEU, both perplexities, the detector's verdict on the original, the verdicts."""
+    if not len(originals) == len(transferred) == len(p_subjective):
+        raise ValueError("originals, transferred and p_subjective must be aligned")
+    frame = pd.DataFrame(
+        {
+            "original": list(originals),
+            "transferred": list(transferred),
+            "gleu": [sentence_gleu(t, o) for o, t in zip(originals, transferred)],
+            "ppl_original": _perplexities(scorer, originals),
+            "ppl_transferred": _perplexities(scorer, transferred),
+            "p_subjective": np.asarray(p_subjective, dtype=float),
+        }
+    )
+    frame["subjective"] = frame["p_subjective"] > detector_threshold
+    return apply_thresholds(frame, thresholds)
+
+
+def write_manifest(
+    path: str | os.PathLike[str],
+    *,
+    transfer: str | os.PathLike[str],
+    detector: str | os.PathLike[str],
+    fluency: Mapping[str, Any],
+    thresholds: Mapping[str, Any],
+    detector_threshold: float,
+) -> dict[str, Any]:
+    """Write ``manifest.json``; folders are stored relative to it so the results tree can move."""
+    from cdaflow.io.atomic import atomic_file
+
+    root = Path(path).parent.resolve()
+    manifest = {
+        "transfer": os.path.relpath(Path(transfer).resolve(), root),
+        "detector": os.path.relpath(Path(detector).resolve(), root),
+        "detector_threshold": detector_threshold,
+        "fluency": {
+            key: (os.path.relpath(Path(value).resolve(), root) if key == "path" else value)
+            for key, value in fluency.items()
+        },
+        "thresholds": dict(thresholds),
+    }
+    with atomic_file(Path(path)) as handle:
+        json.dump(manifest, handle, indent=2)
+        handle.write("\n")
+    return manifest
+
+
+@dataclass
+class Subjectivizer:
+    """A transfer model with the detector, fluency scorer and thresholds that judge its output."""
+
+    transferer: Any
+    detector: Any
+    scorer: Any
+    thresholds: Thresholds
+    detector_threshold: float
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str], *, device: str = "cpu") -> Subjectivizer:
+        from cdaflow.gap_subjective.detector import Detector
+        from cdaflow.gap_subjective.transfer import Transferer
+
+        folder = Path(folder)
+        manifest_path = folder / MANIFEST
+        if not manifest_path.is_file():
+            raise FileNotFoundError(
+                f"{manifest_path}: no subjectivizer manifest (the workflow writes "
+                "results/gap_subjective/subjectivizer/manifest.json)"
+            )
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        fluency = manifest["fluency"]
+        source = folder / fluency["path"] if "path" in fluency else fluency["model"]
+        return cls(
+            transferer=Transferer.from_model_dir(folder / manifest["transfer"], device=device),
+            detector=Detector.load(folder / manifest["detector"], device=device),
+            scorer=load_fluency_scorer(fluency["backend"], source, device=device),
+            thresholds=Thresholds.from_config(manifest["thresholds"]),
+            detector_threshold=float(manifest["detector_threshold"]),
+        )
+
+    def run(self, sentences: Sequence[str]) -> pd.DataFrame:
+        transferred = self.transferer.transfer(sentences)
+        return score_transfers(
+            sentences,
+            transferred,
+            self.detector.predict_proba(sentences),
+            scorer=self.scorer,
+            thresholds=self.thresholds,
+            detector_threshold=self.detector_threshold,
+        )

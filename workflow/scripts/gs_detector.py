@@ -1,0 +1,54 @@
+"""Fine-tune the subjectivity detector on WNC sentences (rule gs_detector, §3.2.1)."""
+
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from cdaflow.gap_subjective.detector import DetectorSettings, evaluate, split_sentences, train_detector
+from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.tables import read_tsv, write_tsv_atomic
+from cdaflow.runtime import model_source, rule_context
+
+# Pant & Dadu (2022) §3.2.1, RoBERTa-base on WNC.
+PAPER = {"accuracy": 0.7001, "precision": 0.720, "recall": 0.653, "f1": 0.685}
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    spec = dict(p.settings)
+    threshold = spec.pop("threshold")
+    model_ref = spec.pop("model")
+    settings = DetectorSettings.from_config({**spec, "model": model_source(model_ref, smk.input.model, p.model_member)})
+    pairs = read_tsv(smk.input.pairs, text_columns=("id", "objective", "subjective"))
+    split = split_sentences(
+        pairs["objective"].tolist(), pairs["subjective"].tolist(), settings.test_fraction, seed=p.seed
+    )
+    log.info(
+        "detector %s on %s: %d train, %d test sentences",
+        settings.model,
+        device,
+        len(split.train_texts),
+        len(split.test_texts),
+    )
+    detector = train_detector(split.train_texts, split.train_labels, settings, seed=p.seed, device=device)
+    with atomic_directory(Path(smk.output.model)) as tmp:
+        detector.save(tmp)
+    metrics = evaluate(detector, split.test_texts, split.test_labels, threshold=threshold)
+    log.info("held-out: %s", metrics)
+    probability = detector.predict_proba(split.test_texts)
+    write_tsv_atomic(
+        pd.DataFrame({"sentence": split.test_texts, "subjective": split.test_labels, "p_subjective": probability}),
+        Path(smk.output.predictions),
+    )
+    row = {
+        "model": ", ".join(f"{k}={v}" for k, v in model_ref.items()),
+        "device": device,
+        "train_sentences": len(split.train_texts),
+        "test_sentences": len(split.test_texts),
+        **{k: metrics[k] for k in PAPER},
+        **{f"paper_{k}": v for k, v in PAPER.items()},
+        "scale": p.scale,
+    }
+    write_tsv_atomic(pd.DataFrame([row]), Path(smk.output.table))

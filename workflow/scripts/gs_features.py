@@ -1,0 +1,31 @@
+"""Contextual features of pronoun, A and B for one GAP / GAP-Subjective split (rule gs_features)."""
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from cdaflow.gap_subjective.coref import SpanEncoder
+from cdaflow.gap_subjective.gap import read_gap
+from cdaflow.io.atomic import atomic_file
+from cdaflow.runtime import model_source, rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    examples = read_gap(smk.input.gap)
+    source = model_source(p.settings["encoder"], smk.input.encoder, p.encoder_member)
+    encoder = SpanEncoder.load(source, max_length=p.settings["max_length"])
+    encoder.model.to(device)
+    features = encoder.features(examples, batch_size=p.settings["batch_size"])
+    with atomic_file(Path(smk.output[0]), "wb") as handle:
+        np.savez(
+            handle,
+            features=features,
+            ids=np.array([e.id for e in examples]),
+            labels=np.array([e.label for e in examples]),
+        )
+    log.info(
+        "%s: %d examples, features %s, encoder %s on %s", smk.input.gap, len(examples), features.shape, source, device
+    )

@@ -1,0 +1,18 @@
+"""The offline fluency LM: SentencePiece + LSTM LM on the WNC text (rule gs_fluency_lm)."""
+
+import torch
+
+from cdaflow.gap_subjective.fluency import LSTMScorerSettings, train_lstm_scorer
+from cdaflow.io.tables import read_tsv
+from cdaflow.runtime import rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    pairs = read_tsv(smk.input.pairs, text_columns=("id", "objective", "subjective"))
+    # Both sides: the LM judges the fluency of objective originals and subjective transfers alike.
+    texts = pairs["objective"].tolist() + pairs["subjective"].tolist()
+    settings = LSTMScorerSettings.from_config({"bpe_vocab": p.settings["bpe_vocab"], "lm": p.settings["lm"]})
+    train_lstm_scorer(texts, smk.output[0], settings, seed=p.seed, device=device)
+    log.info("LSTM fluency LM on %d sentences (%s)", len(texts), device)
