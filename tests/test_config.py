@@ -26,7 +26,12 @@ def test_defaults_are_filled_in_nested_sections():
     assert cfg["parsing"]["treebanks"] == "gold"
     assert cfg["datasets"]["d"]["sha256"] is None
     assert cfg["datasets"]["d"]["strip_components"] == 0
-    assert cfg["studies"]["gap_subjective"] == {"enabled": False}
+    gap_subjective = cfg["studies"]["gap_subjective"]
+    assert gap_subjective["enabled"] is False and gap_subjective["max_contexts"] is None
+    # Pant & Dadu (2022): detector lr 2e-5, length 50, weight decay 0.01; GLEU (0.8, 1.0); perplexity +100.
+    assert (gap_subjective["detector"]["learning_rate"], gap_subjective["detector"]["max_length"]) == (2e-5, 50)
+    assert gap_subjective["thresholds"] == {"gleu_min": 0.8, "gleu_max": 1.0, "max_perplexity_increase": 100}
+    assert gap_subjective["transfer"]["vocab_size"] == 25000
     assert cfg["studies"]["regender"]["enabled"] is False
     assert cfg["studies"]["regender"]["split"] == {"dev": 1000, "test": 3000}  # the paper's sizes
     assert cfg["studies"]["regender"]["bpe"]["vocab_size"] == 32000
@@ -87,3 +92,10 @@ def test_load_reports_missing_and_malformed_files(tmp_path):
     listy.write_text(yaml.safe_dump(["a"]))
     with pytest.raises(config.ConfigError, match="must be a mapping"):
         config.load(listy)
+
+
+def test_enabled_gap_subjective_needs_its_data():
+    raw = minimal()
+    raw.setdefault("studies", {})["gap_subjective"] = {"enabled": True, "gap": {"path": "g"}}
+    with pytest.raises(config.ConfigError, match="studies.gap_subjective.wnc: required"):
+        config.validate(raw)

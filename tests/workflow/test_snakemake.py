@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import subprocess
 import sys
@@ -140,10 +141,87 @@ def test_demo_end_to_end(tmp_path):
     # The paper's rules made no error on neutral structured segments; allow one tagger slip here.
     assert float(errors[("structured", "neutral")]["rules_per_sentence"]) <= 2.0
     assert all(errors[("structured", "all")][f"{system}_per_word"] for system in ("nmt", "nmt_t", "nmt_at"))
+    check_gap_subjective(copy, copy / "resources/demo/gap_subjective/gap", max_contexts=None)
+    check_human_evaluation_loop(copy, tmp_path)
+    check_subjectivize_cli(copy)
     # Nothing to do on a second run: outputs are complete and up to date.
     again = snakemake("-n", "--cores", "2", cwd=copy)
     assert again.returncode == 0
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def check_gap_subjective(copy: Path, gap_folder: Path, max_contexts: int | None) -> None:
+    """Study C's release and tables: GAP's ids, labels and columns kept; counts add up."""
+    from cdaflow.gap_subjective.gap import read_gap
+
+    gs = copy / "results/gap_subjective"
+    changed = 0
+    for split in ("development", "validation", "test"):
+        original = read_gap(gap_folder / f"gap-{split}.tsv")[:max_contexts]
+        released = read_gap(gs / f"GAP-Subjective/gap-{split}.tsv")  # validates every offset
+        assert [(e.id, e.label, e.pronoun, e.a, e.b) for e in released] == [
+            (e.id, e.label, e.pronoun, e.a, e.b) for e in original
+        ]
+        changed += sum(a.text != b.text for a, b in zip(released, original))
+    table2 = {row["split"]: row for row in read_tsv(gs / "table2_thresholding.tsv")}
+    overall = table2["overall"]
+    assert int(overall["total_sentences"]) == sum(int(table2[s]["total_sentences"]) for s in ("development", "validation", "test"))
+    assert int(overall["final"]) <= min(int(overall[c]) for c in ("within_gleu", "within_perplexity", "objective"))
+    table4 = {row["split"]: row for row in read_tsv(gs / "table4_converted.tsv")}
+    released_changed = sum(
+        round(float(table4[s]["released_changed_pct"]) * int(table4[s]["contexts"]) / 100) for s in table4
+    )
+    assert released_changed == changed
+    assert {row["split"] for row in read_tsv(gs / "table7_offsets.tsv")} == {"development", "validation", "test"}
+    detector = read_tsv(gs / "table_detector.tsv")[0]
+    assert 0 <= float(detector["accuracy"]) <= 1 and detector["paper_f1"] == "0.685"
+    transfer = read_tsv(gs / "table_transfer.tsv")[0]
+    assert float(transfer["valid_perplexity"]) > 1 and 0 < float(transfer["valid_accuracy"]) <= 100
+    benchmark = {row["dataset"]: row for row in read_tsv(gs / "benchmark.tsv")}
+    assert set(benchmark) == {"GAP", "GAP-Subjective"}
+    for row in benchmark.values():
+        assert all(0 <= float(row[key]) <= 1 for key in ("overall_f1", "precision", "recall"))
+        masculine, feminine = float(row["masculine_f1"]), float(row["feminine_f1"])
+        if masculine > 0:
+            assert abs(float(row["bias"]) - feminine / masculine) < 1e-3
+
+
+def check_human_evaluation_loop(copy: Path, tmp_path: Path) -> None:
+    """Two judges fill the blinded sheet (ratings made up by this test), and Table 6 averages them."""
+    sheet_path = copy / "results/gap_subjective/human_eval/sheet.tsv"
+    lines = sheet_path.read_text(encoding="utf-8").splitlines()
+    body = [line for line in lines if not line.startswith("#")]
+    header, rows = body[0].split("\t"), [line.split("\t") for line in body[1:]]
+    assert header == ["item", "sentence", "fluency", "subjectivity"] and all(r[2] == r[3] == "" for r in rows)
+    filled = []
+    for judge, (fluency, subjectivity) in {"judge1": ("5", "1"), "judge2": ("3", "3")}.items():
+        path = tmp_path / f"{judge}.tsv"
+        path.write_text("\n".join(["\t".join(header)] + ["\t".join([r[0], r[1], fluency, subjectivity]) for r in rows]) + "\n")
+        filled.append(str(path))
+    config = yaml.safe_load((copy / "config.yaml").read_text())
+    config["studies"]["gap_subjective"]["human_eval"]["ratings"] = filled
+    (copy / "human.yaml").write_text(yaml.safe_dump(config))
+    target = "results/gap_subjective/table6_human_eval.tsv"
+    result = snakemake(target, "--cores", "1", "--configfile", "human.yaml", cwd=copy)
+    assert result.returncode == 0, result.stderr[-3000:]
+    table = {row["group"]: row for row in read_tsv(copy / target)}
+    assert set(table) == {"original", "transferred"}
+    assert all(float(row["fluency"]) == 4.0 and float(row["subjectivity"]) == 2.0 for row in table.values())
+    assert sum(int(row["ratings"]) for row in table.values()) == 2 * len(rows)
+
+
+def check_subjectivize_cli(copy: Path) -> None:
+    sentences = copy / "sentences.txt"
+    sentences.write_text("The bridge was completed in 1932.\nShe joined the orchestra as a violinist.\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "cdaflow.cli", "subjectivize", "--model", "results/gap_subjective/subjectivizer",
+         "--input", str(sentences)],
+        cwd=copy, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["original"] for r in records] == sentences.read_text().splitlines()
+    assert all(r["verdict"] in {"kept", "discarded"} and 0 <= r["gleu"] <= 1 for r in records)
 
 
 @pytest.mark.slow
@@ -179,6 +257,9 @@ def test_validation_config_on_shared_data(tmp_path):
     assert int(table4["es"]["sentences"]) >= 426 and 0 < float(table4["es"]["animate_percent"]) < 100
     snli = {row["model"]: row for row in read_tsv(sb / "models.tsv")}
     assert float(snli["original"]["test_accuracy"]) > 0.36  # 3 classes: above chance on real SNLI pairs
+    check_gap_subjective(copy, SHARED_DATA / "gap-coreference", max_contexts=150)
+    wnc = read_tsv(copy / "results/gap_subjective/wnc_stats.tsv")[0]
+    assert int(wnc["pairs"]) > 1000  # the sample's 1,100 pairs less unchanged and duplicate ones
 
 
 def test_gpu_resources_follow_config_and_backend(tmp_path):
@@ -202,6 +283,11 @@ def test_gpu_resources_follow_config_and_backend(tmp_path):
     training = [job for job in jobs if "rule regender_train:" in job]
     assert len(tagging) == config["studies"]["regender"]["shards"] and all("gpu=1" in job for job in tagging)
     assert len(training) == 2 and all("gpu=1" in job for job in training)
+    # Study C: the detector, the transfer model and the feature extractor run on GPUs.
+    for rule, count in (("gs_detector", 1), ("gs_transfer_train", 1), ("gs_transfer", 3), ("gs_detect", 3),
+                        ("gs_threshold", 3), ("gs_features", 3), ("gs_benchmark", 1)):
+        planned = [job for job in jobs if f"rule {rule}:" in job]
+        assert len(planned) == count and all("gpu=1" in job for job in planned), rule
 
 
 def test_optional_wordnet_gazetteer_rule(tmp_path):
