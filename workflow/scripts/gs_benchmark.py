@@ -4,7 +4,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 
 from cdaflow.gap_subjective.coref import MLPSettings, predict, train_mlp
 from cdaflow.gap_subjective.gap import read_gap
@@ -22,7 +21,6 @@ DATASET_NAMES = {"gap": "GAP", "gap_subjective": "GAP-Subjective"}
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     p = smk.params
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
     loaded = {tuple(key): np.load(path) for key, path in zip(p.sets, smk.input.features)}
     gold = {tuple(key): read_gap(path) for key, path in zip(p.sets, smk.input.gold)}
     for key, data in loaded.items():
@@ -30,7 +28,7 @@ with rule_context(snakemake) as log:  # noqa: F821
             raise ValueError(f"features of {key} do not list the examples of its GAP file")
     train = loaded[("gap", "development")]
     settings = MLPSettings.from_config(p.mlp)
-    model = train_mlp(train["features"], train["labels"], settings, seed=p.seed, device=device)
+    model = train_mlp(train["features"], train["labels"], settings, seed=p.seed)
     rows = []
     for (dataset, split), path in zip([("gap", "test"), ("gap_subjective", "test")], smk.output.predictions):
         predicted = dict(

@@ -1,0 +1,19 @@
+"""Transfer every sentence of one GAP split through our copy-attention wrapper (rule gs_transfer)."""
+
+from pathlib import Path
+
+import torch
+
+from cdaflow.gap_subjective.transfer import Transferer
+from cdaflow.io.tables import read_tsv, write_tsv_atomic
+from cdaflow.runtime import rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    sentences = read_tsv(smk.input.sentences, text_columns=("id", "sentence"))
+    transferer = Transferer.from_model_dir(smk.input.model, device=device)
+    transferred = transferer.transfer(sentences["sentence"].tolist())
+    table = sentences[["id", "index"]].assign(original=sentences["sentence"], transferred=transferred)
+    write_tsv_atomic(table, Path(smk.output[0]))
+    log.info("%d sentences on %s; %d changed", len(table), device, (table["original"] != table["transferred"]).sum())
