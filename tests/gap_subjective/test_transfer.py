@@ -228,7 +228,10 @@ def test_tiny_model_trains_and_transfers_with_copy_attention(tiny_model):
     assert checkpoint.name == "model_step_500.pt" and checkpoint.is_file()
     assert sorted(p.name for p in checkpoint.parent.glob("*.pt")) == ["model_step_500.pt"]  # keep_checkpoint 1
     metrics = validation_metrics(tiny_model["log"].read_text())
-    assert 1.0 <= metrics["perplexity"] < 20 and 0.0 <= metrics["accuracy"] <= 100.0
+    assert 1.0 <= metrics["perplexity"] < 20
+    # With the copy-attention statistics fixed (cdaflow.gap_subjective.onmt_train), a model this
+    # sure of its tokens predicts most of them: stock OpenNMT-py 3.5.1 logged ~13-17 % here.
+    assert metrics["accuracy"] > 50.0
 
     transferer = Transferer.from_files(checkpoint, tiny_model["spm"], beam_size=1, max_length=40, batch_size=8)
     sources = [source for source, _ in tiny_model["pairs"]] + [
@@ -280,3 +283,27 @@ def test_stock_onmt_translate_still_fails_on_our_checkpoint(tiny_model, tmp_path
                              "-src", str(source), "-output", str(tmp_path / "out.txt"), "-beam_size", "1"],
                             capture_output=True, text=True, check=False)
     assert result.returncode != 0 and "weights_only" in result.stderr
+
+
+def test_copy_scores_collapse_with_their_own_sentence():
+    """OpenNMT-py 3.5.1 hands collapse_copy_scores batch-first rows viewed time-major; ours re-reads them."""
+    import torch
+    from pyonmttok import build_vocab_from_tokens
+
+    from cdaflow.gap_subjective.onmt_train import collapse_batch_first
+
+    tgt_vocab = build_vocab_from_tokens(["<unk>", "<blank>", "a", "b"], maximum_size=0, minimum_frequency=1,
+                                        special_tokens=[])
+    # sentence 0 can copy "a" (extended index 1), sentence 1 can copy "b"
+    src_ex_vocab = [build_vocab_from_tokens(["<unk>", tok], maximum_size=0, minimum_frequency=1, special_tokens=[])
+                    for tok in ("a", "b")]
+    batch = {"src_ex_vocab": src_ex_vocab}
+    batch_size, tlen, extended = 2, 3, len(tgt_vocab) + 2
+    flat = torch.zeros(batch_size * tlen, extended)  # batch-first rows: sentence 0's 3 steps, then sentence 1's
+    flat[:, len(tgt_vocab) + 1] = 1.0  # every step puts its copy mass on its sentence's copyable word
+    scores = flat.view(-1, batch_size, extended)  # what LossCompute._unbottle passes on
+    collapse_batch_first(scores, batch, tgt_vocab)
+    rows = scores.view(-1, extended)
+    a, b = tgt_vocab["a"], tgt_vocab["b"]
+    assert rows[:tlen, a].tolist() == [1.0] * tlen and rows[:tlen, b].tolist() == [0.0] * tlen
+    assert rows[tlen:, b].tolist() == [1.0] * tlen and rows[tlen:, a].tolist() == [0.0] * tlen

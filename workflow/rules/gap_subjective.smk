@@ -17,6 +17,7 @@ rule gs_wnc:
     params:
         member=file_ref_member(GS.get("wnc")),
         layout=GS["wnc_layout"],
+        max_pairs=GS["wnc_max_pairs"],
         valid_size=GS["transfer"]["valid_size"],
         seed=config["seed"],
     conda:

@@ -16,17 +16,18 @@ with rule_context(snakemake) as log:  # noqa: F821
     verdicts = pd.concat(frames, ignore_index=True)
     kept = verdicts[verdicts["kept"].astype(bool)]
     ids = [f"{row.id}:{row.index}" for row in kept.itertuples()]
-    # A small run may keep fewer than 2 x 34 sentences: the sheet then takes what there is.
+    # A small run may keep fewer than 2 x 34 sentences: the sheet then takes what there is, and a
+    # run that kept none writes an empty sheet that says so (nothing to rate is a result too).
     per_group = min(p.per_group, len(kept) // 2)
     if per_group < p.per_group:
         log.warning("only %d kept transfers: %d sentences per group instead of %d", len(kept), per_group, p.per_group)
-    if per_group == 0:
-        raise ValueError("no kept transfer to rate: the human evaluation needs at least 2")
     sheet, key = rating_sheet(
         kept["original"].tolist(), kept["transferred"].tolist(), ids, per_group=per_group, seed=p.seed
     )
     with atomic_file(Path(smk.output.sheet), newline="") as handle:
         handle.write("\n".join(INSTRUCTIONS) + "\n")
+        if per_group == 0:
+            handle.write(f"# This run kept {len(kept)} transferred sentences: nothing to rate.\n")
         sheet.to_csv(handle, sep="\t", index=False)
     write_tsv_atomic(key, Path(smk.output.key))
     log.info("sheet of %d sentences (%d per group)", len(sheet), per_group)

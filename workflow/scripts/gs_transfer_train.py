@@ -26,7 +26,8 @@ with rule_context(snakemake) as log:  # noqa: F821
         pieces.mkdir()
         for source in smk.input.data:  # SentencePiece-tokenised copies of the WNC split
             lines = Path(source).read_text(encoding="utf-8").splitlines()
-            (pieces / Path(source).name).write_text("".join(f"{line}\n" for line in encode_pieces(smk.input.spm, lines)))
+            encoded = encode_pieces(smk.input.spm, lines)
+            (pieces / Path(source).name).write_text("".join(f"{line}\n" for line in encoded))
         checkpoint = train_transfer(
             *(pieces / Path(name).name for name in (train_src, train_tgt, valid_src, valid_tgt)),
             tmp / "onmt", settings, gpu=gpu, threads=smk.threads,

@@ -15,6 +15,9 @@ with rule_context(snakemake) as log:  # noqa: F821
     source = input_path(smk.input.wnc, p.member)
     pairs = read_wnc(source, p.layout)
     log.info("%s (%s): %d pairs", source, p.layout, len(pairs))
+    if p.max_pairs and len(pairs) > p.max_pairs:
+        pairs = pairs[: p.max_pairs]
+        log.info("kept the first %d pairs (wnc_max_pairs)", len(pairs))
     write_tsv_atomic(pairs_frame(pairs), Path(smk.output.pairs))
     # The transfer learns objective (neutralised) → subjective (biased).
     train, valid = split_pairs(pairs, min(p.valid_size, max(1, len(pairs) // 10)), p.seed)

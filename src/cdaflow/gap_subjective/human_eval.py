@@ -38,7 +38,7 @@ def rating_sheet(
     """(sheet, key) for ``per_group`` transferred and ``per_group`` original sentences."""
     if not len(originals) == len(transferred) == len(ids):
         raise ValueError("originals, transferred and ids must be aligned")
-    if len(ids) < 2 * per_group:
+    if per_group < 0 or len(ids) < 2 * per_group:
         raise ValueError(f"{len(ids)} kept sentence pairs; the sheet needs {2 * per_group} distinct ones")
     rng = random.Random(seed)
     chosen = rng.sample(range(len(ids)), 2 * per_group)

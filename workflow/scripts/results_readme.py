@@ -1,0 +1,22 @@
+"""results/README.md: every catalogued table and figure, ours beside the paper's (rule results_readme)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cdaflow.io.atomic import atomic_file
+from cdaflow.reporting import load_catalogue, render_readme
+from cdaflow.runtime import rule_context
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    catalogue = load_catalogue(smk.input.catalogue)
+    readme = Path(smk.output.readme)
+    # Links in the README are relative to the folder it lands in (results/).
+    text = render_readme(
+        readme.parent, catalogue, scale=p.scale, config_name=p.config_name, disabled_studies=p.disabled_studies
+    )
+    with atomic_file(readme) as handle:
+        handle.write(text)
+    log.info("%s: %d catalogued entries, %d lines", readme, len(catalogue.entries), text.count("\n"))
