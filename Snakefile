@@ -36,9 +36,12 @@ include: "workflow/rules/morph_cda.smk"
 include: "workflow/rules/sentence_bias.smk"
 include: "workflow/rules/regender.smk"
 include: "workflow/rules/gap_subjective.smk"
+include: "workflow/rules/cross_study.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
     input:
         all_targets(),
+        "results/README.md",
     default_target: True

@@ -468,7 +468,8 @@ def test_every_final_target_is_catalogued(configfile):
 
 def test_project_catalogue_renders_an_empty_results_folder(tmp_path):
     catalogue = load_catalogue(CATALOGUE)
-    assert list(catalogue.studies) == ["common", "morph_cda", "regender", "gap_subjective", "sentence_bias"]
+    studies = ["common", "morph_cda", "regender", "gap_subjective", "sentence_bias", "cross_study"]
+    assert list(catalogue.studies) == studies
     text = render_readme(tmp_path, catalogue, scale="paper", config_name="config/paper.yaml")
     assert f"- Files listed: 0; catalogued entries not produced: {len(catalogue.entries)}" in text
     assert text.count("\n- `") == len(catalogue.entries)

@@ -1,0 +1,42 @@
+"""Study D's bias score of SNLI sentences before and after D's gender swap (rule cs_bias_swap)."""
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from cdaflow.cross_study import bias_scores_of_swapped, bias_summary, infersent_scorer
+from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.runtime import input_path, rule_context
+from cdaflow.sentence_bias.embeddings import open_vectors
+from cdaflow.sentence_bias.infersent import InferSent
+from cdaflow.sentence_bias.nli import read_snli
+from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
+from cdaflow.sentence_bias.wordlist import GenderWordList
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    vectors = open_vectors(smk.input.vectors)
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    if p.pretrained:
+        encoder = InferSent.from_infersent_pkl(input_path(smk.input.encoder, p.encoder_member), vectors, device=device)
+    else:
+        encoder = InferSent.load(smk.input.encoder[0], vectors, device=device)
+    score = infersent_scorer(encoder, vectors, np.load(smk.input.direction), GenderWordList.load(smk.input.words))
+    # The swapper of rule sb_corpora: Appendix A's word pairs and the top SSA names.
+    ssa = input_path(smk.input.names, p.ssa_member)
+    female, male = read_ssa_names(ssa, n=p.names) if ssa else ([], [])
+    swapper = Swapper.from_tsv(female_names_by_rank=female, male_names_by_rank=male, n_names=p.names)
+    sentences = [
+        sentence
+        for split in ("train", "dev", "test")
+        for pair in read_snli(Path(smk.input.snli) / f"snli_1.0_{split}.jsonl")
+        for sentence in (pair.premise, pair.hypothesis)
+    ]
+    table = bias_scores_of_swapped(sentences, swapper, score)
+    write_tsv_atomic(table, Path(smk.output.scores))
+    summary = bias_summary(table, comparison="snli_swapped", seed=p.seed)
+    summary.insert(0, "scale", p.scale)
+    write_tsv_atomic(summary, Path(smk.output.summary))
+    log.info("%d swapped sentences scored", len(table))

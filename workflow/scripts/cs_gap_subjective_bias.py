@@ -1,0 +1,39 @@
+"""Study D's bias score of GAP sentences vs their GAP-Subjective counterparts (rule cs_gap_subjective_bias)."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from cdaflow.cross_study import bias_summary, gap_subjective_bias, infersent_scorer
+from cdaflow.gap_subjective.gap import read_gap
+from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.runtime import input_path, rule_context
+from cdaflow.sentence_bias.embeddings import open_vectors
+from cdaflow.sentence_bias.infersent import InferSent
+from cdaflow.sentence_bias.wordlist import GenderWordList
+
+with rule_context(snakemake) as log:  # noqa: F821
+    smk = snakemake  # noqa: F821
+    p = smk.params
+    vectors = open_vectors(smk.input.vectors)
+    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    if p.pretrained:
+        encoder = InferSent.from_infersent_pkl(input_path(smk.input.encoder, p.encoder_member), vectors, device=device)
+    else:
+        encoder = InferSent.load(smk.input.encoder[0], vectors, device=device)
+    score = infersent_scorer(encoder, vectors, np.load(smk.input.direction), GenderWordList.load(smk.input.words))
+    tables = []
+    for split, gap_path, subjective_path in zip(p.splits, smk.input.gap, smk.input.subjective, strict=True):
+        table = gap_subjective_bias(read_gap(gap_path), read_gap(subjective_path), score, source=subjective_path)
+        table.insert(0, "split", split)
+        tables.append(table)
+        log.info("%s: %d transferred sentences", split, len(table))
+    scores = pd.concat(tables, ignore_index=True)
+    write_tsv_atomic(scores, Path(smk.output.scores))
+    summaries = [bias_summary(scores, comparison="all", seed=p.seed)]
+    summaries += [bias_summary(t, comparison=split, seed=p.seed) for split, t in zip(p.splits, tables)]
+    summary = pd.concat(summaries, ignore_index=True).rename(columns={"comparison": "split"})
+    summary.insert(0, "scale", p.scale)
+    write_tsv_atomic(summary, Path(smk.output.summary))
