@@ -196,13 +196,14 @@ def check_cross_study(copy: Path) -> None:
     systems = {row["system"] for row in rows}
     assert systems == {"cda", "cda_adjectives", "rules", "nmt", "nmt_t", "nmt_at"}
     assert {row["test_set"] for row in rows} == {"opensubs_test", "structured", "unstructured"}
-    assert all(0 <= float(row["correct_pct"]) <= 100 for row in rows)
+    assert all(0 <= float(row["correct_pct"]) <= 100 for row in rows if int(row["segments"]) > 0)
     assert read_tsv(cs / "bias_swap.tsv") and read_tsv(cs / "gap_subjective_bias.tsv")
     measured = {row["rule"] for row in read_tsv(cs / "scale_measured.tsv")}
     assert {"gs_detector", "gs_transfer_train", "regender_train", "sb_train_infersent"} <= measured
     estimate = {row["study"]: row for row in read_tsv(cs / "scale_estimate.tsv")}
     assert {"morph_cda", "regender", "gap_subjective", "sentence_bias"} <= set(estimate)
-    assert all(float(row["cpu_hours"]) > 0 for row in estimate.values())
+    # GPU rules count in gpu_rules_cpu_hours (and gpu_hours), the others in cpu_hours.
+    assert all(float(row["cpu_hours"]) + float(row["gpu_rules_cpu_hours"]) > 0 for row in estimate.values())
 
 
 def check_results_readme_and_report(copy: Path) -> None:
@@ -344,3 +345,10 @@ def test_optional_wordnet_gazetteer_rule(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     rows = read_tsv(copy / target)
     assert [(r["masculine"], r["feminine"]) for r in rows][:2] == [("ingeniero", "ingeniera"), ("niño", "niña")]
+
+
+def test_rule_scripts_have_no_future_import():
+    # Snakemake prepends its own preamble to a rule's script: a `from __future__` import there is a
+    # SyntaxError at run time that no unit test (runpy) would see.
+    offenders = [p.name for p in (ROOT / "workflow/scripts").glob("*.py") if "from __future__" in p.read_text()]
+    assert not offenders

@@ -1,7 +1,5 @@
 """results/README.md: every catalogued table and figure, ours beside the paper's (rule results_readme)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
