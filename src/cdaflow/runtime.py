@@ -101,3 +101,13 @@ def model_source(ref: dict[str, str], inputs: Any, member: str | None = None) ->
     if path is None:
         raise FileNotFoundError(f"model reference {ref} names no input")
     return str(path)
+
+
+def find_console_script(name: str) -> str | None:
+    """A console script installed beside this interpreter (the venv's bin/), else on PATH; None if neither."""
+    import shutil
+
+    beside = Path(sys.executable).with_name(name)
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(name)

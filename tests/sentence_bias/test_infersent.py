@@ -304,6 +304,11 @@ def test_save_and_load_roundtrip(tmp_path):
     assert sorted(torch.load(target / "encoder.pt", weights_only=True)) == sorted(LSTM_KEYS)
     with pytest.raises(FileNotFoundError, match="missing"):
         InferSent.load(tmp_path / "nothing", vectors)
+    # load_any: the same folder when not pretrained; the official pickle's layout when pretrained
+    np.testing.assert_array_equal(InferSent.load_any(target, vectors, pretrained=False).encode(SENTENCES),
+                                  model.encode(SENTENCES))
+    with pytest.raises(Exception):
+        InferSent.load_any(target, vectors, pretrained=True)  # a folder is no infersent1.pkl
 
 
 def test_build_is_seeded():

@@ -19,10 +19,8 @@ with rule_context(snakemake) as log:  # noqa: F821
     p = smk.params
     vectors = open_vectors(smk.input.vectors)
     device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
-    if p.pretrained:
-        encoder = InferSent.from_infersent_pkl(input_path(smk.input.encoder, p.encoder_member), vectors, device=device)
-    else:
-        encoder = InferSent.load(smk.input.encoder[0], vectors, device=device)
+    encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
+    encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
     score = infersent_scorer(encoder, vectors, np.load(smk.input.direction), GenderWordList.load(smk.input.words))
     # The swapper of rule sb_corpora: Appendix A's word pairs and the top SSA names.
     ssa = input_path(smk.input.names, p.ssa_member)

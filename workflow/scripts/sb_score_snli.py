@@ -27,12 +27,8 @@ with rule_context(snakemake) as log:  # noqa: F821
     direction = np.load(smk.input.direction)
     gender_words = GenderWordList.load(smk.input.words)
     device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
-    if p.pretrained:
-        encoder = InferSent.from_infersent_pkl(
-            input_path(smk.input.encoder, p.encoder_member), vectors, device=device
-        )
-    else:
-        encoder = InferSent.load(smk.input.encoder[0], vectors, device=device)
+    encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
+    encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
     # Word importance is the single-sentence max-pool argmax (InferSent's visualize): padding never wins.
     encoder.encoder.zero_pad_in_max = False
 

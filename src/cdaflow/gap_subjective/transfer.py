@@ -59,7 +59,6 @@ import io
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -69,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from cdaflow.io.atomic import atomic_directory, atomic_file
+from cdaflow.runtime import find_console_script
 
 __all__ = [
     "DIGITS",
@@ -362,10 +362,7 @@ def write_onmt_config(path: str | os.PathLike[str], settings: TransferSettings, 
 
 def find_tool(name: str) -> str:
     """The path of an OpenNMT-py console script: beside this interpreter, else on PATH."""
-    beside = Path(sys.executable).with_name(name)
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which(name)
+    found = find_console_script(name)
     if found is None:
         raise OnmtError(f"{name} not found beside {sys.executable} or on PATH; install OpenNMT-py 3.5.1 "
                         "(pip install --no-deps OpenNMT-py==3.5.1, as `make setup` does)")

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from cdaflow.runtime import find_console_script
 
 __all__ = [
     "SETUPS",
@@ -48,10 +49,7 @@ class SockeyeError(RuntimeError):
 
 def find_tool(name: str) -> str:
     """The path of a Sockeye console script: beside this interpreter, else on PATH."""
-    beside = Path(sys.executable).with_name(name)
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which(name)
+    found = find_console_script(name)
     if found is None:
         raise SockeyeError(
             f"{name} not found beside {sys.executable} or on PATH; install sockeye 3 "

@@ -538,6 +538,20 @@ class InferSent:
                 )
         return model
 
+    @classmethod
+    def load_any(
+        cls,
+        path: str | os.PathLike[str],
+        vectors: VectorsLike,
+        *,
+        pretrained: bool,
+        device: torch.device | str | None = None,
+    ) -> InferSent:
+        """A model folder saved by :meth:`save`, or (``pretrained``) Conneau et al.'s ``infersent1.pkl``."""
+        if pretrained:
+            return cls.from_infersent_pkl(path, vectors, device=device)
+        return cls.load(path, vectors, device=device)
+
     # -- preprocessing -----------------------------------------------------------------------
     def prepare(self, sentence: str, *, tokenize_input: bool = True) -> list[str]:
         """``['<s>'] + tokens + ['</s>']`` with the tokens that have no vector dropped.
