@@ -57,7 +57,6 @@ __all__ = [
     "cda_counterfactuals",
     "cda_on_regender_testset",
     "gap_subjective_bias",
-    "infersent_scorer",
     "parse_segments",
     "paired_difference",
     "regender_comparison",
@@ -380,41 +379,6 @@ class ScoresLike(Protocol):
 
 
 Scorer = Callable[[Sequence[str]], ScoresLike]
-
-
-@dataclass(frozen=True)
-class _Scores:
-    f: np.ndarray
-    m: np.ndarray
-    abs: np.ndarray
-
-
-def infersent_scorer(
-    encoder: Any, vectors: Any, direction: np.ndarray, gender_words: Any, *, chunk: int = 4096, batch_size: int = 128
-) -> Scorer:
-    """The batched scorer of rule sb_score_snli: InferSent max-pool importance × GloVe cosine with g.
-
-    `encoder` is a loaded :class:`~cdaflow.sentence_bias.infersent.InferSent`; importance is the
-    single-sentence argmax, so padding never wins a dimension (``zero_pad_in_max = False``).
-    """
-    import torch
-
-    from cdaflow.sentence_bias.score import bias_score_arrays, word_importance
-
-    encoder.encoder.zero_pad_in_max = False
-
-    def score(sentences: Sequence[str]) -> ScoresLike:
-        parts = []
-        for start in range(0, len(sentences), chunk):
-            _, argmax, toks = encoder.encode_with_argmax(list(sentences[start : start + chunk]), batch_size)
-            importance = word_importance(torch.from_numpy(argmax), [len(t) for t in toks])
-            parts.append(bias_score_arrays(toks, importance, vectors, direction, gender_words))
-            log.info("scored %d / %d sentences", min(start + chunk, len(sentences)), len(sentences))
-        if not parts:
-            return _Scores(np.zeros(0), np.zeros(0), np.zeros(0))
-        return _Scores(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("f", "m", "abs")))
-
-    return score
 
 
 def _score_pairs(table: pd.DataFrame, score: Scorer) -> pd.DataFrame:

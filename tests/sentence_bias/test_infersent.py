@@ -307,7 +307,7 @@ def test_save_and_load_roundtrip(tmp_path):
     # load_any: the same folder when not pretrained; the official pickle's layout when pretrained
     np.testing.assert_array_equal(InferSent.load_any(target, vectors, pretrained=False).encode(SENTENCES),
                                   model.encode(SENTENCES))
-    with pytest.raises(Exception):
+    with pytest.raises(FileNotFoundError, match="infersent1.pkl"):
         InferSent.load_any(target, vectors, pretrained=True)  # a folder is no infersent1.pkl
 
 

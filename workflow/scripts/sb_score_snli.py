@@ -12,7 +12,7 @@ from cdaflow.sentence_bias.corpora import pair_scores, score_histogram, threshol
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent
 from cdaflow.sentence_bias.nli import read_snli
-from cdaflow.sentence_bias.score import bias_score_arrays, bias_scores, word_importance
+from cdaflow.sentence_bias.score import bias_scores, encoder_bias_scorer, word_importance
 from cdaflow.sentence_bias.wordlist import GenderWordList
 
 # Table 2 of Dolci et al. (2023): the example sentence's overall female and male bias.
@@ -29,13 +29,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
     encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
     encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
-    # Word importance is the single-sentence max-pool argmax (InferSent's visualize): padding never wins.
-    encoder.encoder.zero_pad_in_max = False
-
-    def score(sentences):
-        _, argmax, tokens = encoder.encode_with_argmax(sentences)
-        importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
-        return bias_score_arrays(tokens, importance, vectors, direction, gender_words)
+    score = encoder_bias_scorer(encoder, vectors, direction, gender_words, chunk=CHUNK)
 
     pairs = [
         pair
@@ -44,15 +38,8 @@ with rule_context(snakemake) as log:  # noqa: F821
     ]
     sentences = list(dict.fromkeys(s for pair in pairs for s in (pair.premise, pair.hypothesis)))
     log.info("%d pairs, %d distinct sentences", len(pairs), len(sentences))
-    f, m, absolute = (np.zeros(len(sentences)) for _ in range(3))
-    for start in range(0, len(sentences), CHUNK):
-        arrays = score(sentences[start : start + CHUNK])
-        f[start : start + CHUNK], m[start : start + CHUNK], absolute[start : start + CHUNK] = (
-            arrays.f,
-            arrays.m,
-            arrays.abs,
-        )
-        log.info("scored %d / %d sentences", min(start + CHUNK, len(sentences)), len(sentences))
+    scored = score(sentences)
+    f, m, absolute = scored.f, scored.m, scored.abs
     row = {s: i for i, s in enumerate(sentences)}
     premise = np.array([row[pair.premise] for pair in pairs])
     hypothesis = np.array([row[pair.hypothesis] for pair in pairs])

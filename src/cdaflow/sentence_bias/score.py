@@ -21,7 +21,8 @@ included. That is why the word rows of the paper's Table 2 sum to 80 %, not 100 
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+import logging
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,13 +35,18 @@ __all__ = [
     "BiasScore",
     "ScoreArrays",
     "WordRow",
+    "SentenceScores",
     "bias_score_arrays",
     "bias_scores",
+    "encoder_bias_scorer",
     "combine_scores",
     "score_rows",
     "word_bias",
     "word_importance",
 ]
+
+
+log = logging.getLogger(__name__)
 
 
 def word_importance(
@@ -264,3 +270,38 @@ def bias_scores(
     per-word rows, for whole corpora)."""
     arrays = bias_score_arrays(tokens, importance, vectors, direction, gender_words, case_fallback=case_fallback)
     return score_rows(tokens, arrays, rows=rows)
+
+
+@dataclass(frozen=True)
+class SentenceScores:
+    """Overall female, male and absolute bias of each sentence, shape [N]."""
+
+    f: np.ndarray
+    m: np.ndarray
+    abs: np.ndarray
+
+
+def encoder_bias_scorer(
+    encoder, vectors: WordVectors, direction: Direction, gender_words: Container[str], *,
+    chunk: int = 4096, batch_size: int = 128,
+) -> Callable[[Sequence[str]], SentenceScores]:
+    """The bias score of any number of sentences under an InferSent-style encoder (§3.4), batched.
+
+    Sentences are encoded ``chunk`` at a time (bounded memory at SNLI's 600k sentences); word
+    importance is the single-sentence max-pool argmax, so padding never wins a dimension
+    (``zero_pad_in_max`` is switched off on the encoder, as InferSent's visualize does).
+    """
+    encoder.encoder.zero_pad_in_max = False
+
+    def score(sentences: Sequence[str]) -> SentenceScores:
+        parts = []
+        for start in range(0, len(sentences), chunk):
+            _, argmax, tokens = encoder.encode_with_argmax(list(sentences[start : start + chunk]), batch_size)
+            importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
+            parts.append(bias_score_arrays(tokens, importance, vectors, direction, gender_words))
+            log.info("scored %d / %d sentences", min(start + chunk, len(sentences)), len(sentences))
+        if not parts:
+            return SentenceScores(np.zeros(0), np.zeros(0), np.zeros(0))
+        return SentenceScores(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("f", "m", "abs")))
+
+    return score
