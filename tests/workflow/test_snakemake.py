@@ -243,8 +243,14 @@ def check_human_evaluation_loop(copy: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     table = {row["group"]: row for row in read_tsv(copy / target)}
     assert set(table) == {"original", "transferred"}
-    assert all(float(row["fluency"]) == 4.0 and float(row["subjectivity"]) == 2.0 for row in table.values())
     assert sum(int(row["ratings"]) for row in table.values()) == 2 * len(rows)
+    # How many transfers a tiny model keeps depends on the CPU's floating-point paths: the sheet may
+    # be empty (Table 6 then says so) or not (then every mean is the judges' average).
+    for row in table.values():
+        if int(row["ratings"]):
+            assert float(row["fluency"]) == 4.0 and float(row["subjectivity"]) == 2.0 and not row["note"]
+        else:
+            assert row["fluency"] == row["subjectivity"] == "" and "no ratings" in row["note"]
 
 
 def check_subjectivize_cli(copy: Path) -> None:
@@ -285,7 +291,7 @@ def test_validation_config_on_shared_data(tmp_path):
     assert shards >= 426  # spaCy may split a UD sentence in two, never merge lines
     sb = copy / "results/sentence_bias"
     seat = {row["test"]: row for row in read_tsv(sb / "tables6_7_11_seat.tsv")}
-    assert set(seat) == {"C1", "C2", "C6", "C6b", "C7", "C7b", "C8", "C8b", "average |d|"}
+    assert set(seat) == {"C1", "C2", "C6", "C6b", "C7", "C7b", "C8", "C8b", "average |d| (C6, C6b, C7, C7b, C8, C8b)"}
     assert all(seat["C6"][model] for model in ("original", "sub95", "aug95", "hard_debias"))
     senteval = {row["task"]: row for row in read_tsv(sb / "senteval.tsv") if row["model"] == "original"}
     assert {task: row["status"] for task, row in senteval.items()} == {"CR": "ok", "TREC": "ok"}

@@ -1,8 +1,11 @@
 """Study D's comparison tables in the paper's layout (Tables 6-11) from the per-model results.
 
 * :func:`seat_table`: effect size d per SEAT test (rows) and model (columns), plus the average
-  effect size over the tests (Tables 6-7, 11; Fig. 6). The average is taken over absolute
-  values, so that a bias in either direction counts as bias.
+  effect size over the gender tests C6-C8b only, as the captions of Tables 6 and 7 define it
+  (Fig. 6 plots the same average); the retention tests C1 and C2 stay in the table, outside the
+  average. The row label names the tests averaged. The average is taken over absolute values,
+  so that a bias in either direction counts as bias (every one of the paper's gender-test d is
+  positive, so this equals the paper's mean there).
 * :func:`senteval_table`: one row per model, one column per task with its headline score
   (accuracy in %, Pearson r for relatedness and STS tasks) and the second figure the paper
   prints beside it (MRPC F1, Spearman ρ) in a ``<task>_f1`` / ``<task>_spearman`` column
@@ -19,9 +22,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["seat_table", "senteval_overall", "senteval_table"]
+__all__ = ["AVERAGE_PREFIX", "GENDER_TESTS", "average_row_label", "seat_table", "senteval_overall", "senteval_table"]
 
-AVERAGE_ROW = "average |d|"
+# The tests the paper averages (captions of Tables 6 and 7: "average effect size is computed on C6-C8b").
+GENDER_TESTS = ("C6", "C6b", "C7", "C7b", "C8", "C8b")
+AVERAGE_PREFIX = "average |d|"
+
+
+def average_row_label(tests: Sequence[str]) -> str:
+    """The average row's label, naming the tests it averages: ``average |d| (C6, C6b, ...)``."""
+    return f"{AVERAGE_PREFIX} ({', '.join(tests) if tests else 'no gender test run'})"
+
+
+AVERAGE_ROW = average_row_label(GENDER_TESTS)
 
 
 def _order(present: Sequence[str], models: Sequence[str]) -> list[str]:
@@ -29,12 +42,20 @@ def _order(present: Sequence[str], models: Sequence[str]) -> list[str]:
 
 
 def seat_table(seat: pd.DataFrame, models: Sequence[str] = ()) -> pd.DataFrame:
-    """Effect sizes ``[test × model]`` plus the :data:`AVERAGE_ROW` of |d| over the tests."""
+    """Effect sizes ``[test × model]`` plus the average |d| over the gender tests C6-C8b that were run.
+
+    A model missing one of the averaged tests gets no average (NaN), so that no two averages
+    in the row are taken over different tests.
+    """
     done = seat.dropna(subset=["effect_size"])
     wide = done.pivot(index="test", columns="model", values="effect_size")
     tests = list(dict.fromkeys(done["test"]))
     wide = wide.reindex(index=tests, columns=_order(list(wide.columns), models))
-    average = wide.abs().mean(axis=0).to_frame(AVERAGE_ROW).T
+    averaged = [test for test in GENDER_TESTS if test in wide.index]
+    average = (
+        wide.loc[averaged].abs().mean(axis=0, skipna=False) if averaged else pd.Series(np.nan, index=wide.columns)
+    )
+    average = average.to_frame(average_row_label(averaged)).T
     return pd.concat([wide, average]).rename_axis("test").reset_index()
 
 
