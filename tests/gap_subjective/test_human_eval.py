@@ -54,3 +54,15 @@ def test_bad_ratings_name_file_line_and_field(tmp_path: Path) -> None:
     path = write_filled(tmp_path / "bad.tsv", sheet, [5, 5, 6, 5, 5, 5], [1] * 6)
     with pytest.raises(RatingError, match=r"bad\.tsv: line 5: field fluency: '6' is not a whole number 1-5"):
         read_filled_sheet(path)
+
+
+def test_empty_sheet_gives_a_table_that_says_nothing_was_rated(tmp_path: Path) -> None:
+    sheet, key = make_sheet(per_group=0)
+    assert sheet.empty and key.empty
+    path = write_filled(tmp_path / "judge.tsv", sheet, [], [])
+    ratings = read_filled_sheet(path)
+    assert list(ratings.columns) == ["item", "fluency", "subjectivity", "judge"] and ratings.empty
+    table = aggregate([ratings], key).set_index("group")
+    assert list(table.index) == ["original", "transferred"]
+    assert table["ratings"].tolist() == [0, 0] and table["fluency"].isna().all()
+    assert all("no ratings" in note for note in table["note"])

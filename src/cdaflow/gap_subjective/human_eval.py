@@ -59,7 +59,7 @@ def read_filled_sheet(path: str | os.PathLike[str]) -> pd.DataFrame:
     if missing:
         raise RatingError(f"{path}: header lacks {sorted(missing)}")
     header_line = 1 + sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("#"))
-    ratings = {}
+    ratings: dict[str, list[int]] = {scale: [] for scale in SCALES}  # a sheet with nothing to rate is valid
     for row, record in enumerate(frame.to_dict("records")):
         for scale in SCALES:
             value = record[scale].strip()
@@ -72,26 +72,33 @@ def read_filled_sheet(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def aggregate(sheets: Sequence[pd.DataFrame], key: pd.DataFrame) -> pd.DataFrame:
-    """Table 6: mean fluency and subjectivity of original and transferred sentences."""
+    """Table 6: mean fluency and subjectivity of original and transferred sentences.
+
+    A group with no ratings (a run that kept too few transfers to rate) gets empty means and a
+    note saying so, rather than no row.
+    """
     if not sheets:
         raise ValueError("no filled sheets")
     ratings = pd.concat(sheets, ignore_index=True)
     unknown = sorted(set(ratings["item"]) - set(key["item"]))
     if unknown:
         raise RatingError(f"items not in the key: {unknown[:5]}")
-    joined = ratings.merge(key, on="item")
+    # astype(str): an empty sheet or key reads back with a float item column.
+    joined = ratings.astype({"item": str}).merge(key.astype({"item": str}), on="item")
     rows = []
     for group in ("original", "transferred"):
         part = joined[joined["group"] == group]
+        rated = len(part) > 0
         rows.append(
             {
                 "group": group,
-                "fluency": part["fluency"].mean(),
-                "subjectivity": part["subjectivity"].mean(),
+                "fluency": part["fluency"].mean() if rated else None,
+                "subjectivity": part["subjectivity"].mean() if rated else None,
                 "ratings": len(part),
                 "judges": part["judge"].nunique(),
                 "paper_fluency": PAPER_TABLE6[group][0],
                 "paper_subjectivity": PAPER_TABLE6[group][1],
+                "note": "" if rated else "no ratings: the run kept too few transfers to rate",
             }
         )
     return pd.DataFrame(rows)
