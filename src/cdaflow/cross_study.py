@@ -1,4 +1,4 @@
-"""Cross-study comparisons (issue 8, part 3): one study's method on another study's data.
+"""Cross-study comparisons: one study's method on another study's data.
 
 (a) **Study A on Study B's test sets.** Jain et al. (2021, §6, first paragraph) re-implemented the
     morphological CDA of Zmigrod et al. (2019) and found it "generated the correct gender variant for

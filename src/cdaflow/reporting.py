@@ -1,4 +1,4 @@
-"""results/README.md: every result table and figure, our numbers beside the paper's (issue 8).
+"""results/README.md: every result table and figure, our numbers beside the paper's.
 
 Not one paper's table: this gathers the paper-numbered outputs of all four studies (Study C's
 Tables 2, 4, 6, 7 and 8 among them) as `workflow/report/catalogue.yaml` lists them, puts each

@@ -1,4 +1,4 @@
-"""Scale notes (issue 8, part 4): measured cost of every rule and the paper-scale run it implies.
+"""Scale notes: measured cost of every rule and the paper-scale run it implies.
 
 **Measured.** :func:`read_benchmarks` reads the Snakemake ``benchmark:`` files under a
 ``results/benchmarks`` tree (columns ``s, h:m:s, max_rss, max_vms, max_uss, max_pss, io_in, io_out,

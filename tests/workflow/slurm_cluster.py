@@ -1,4 +1,4 @@
-"""A throw-away one-node SLURM cluster for the workflow tests (issue 8: a real scheduler in the tests).
+"""A throw-away one-node SLURM cluster for the workflow tests.
 
 Installs Debian's ``slurmctld``, ``slurmd``, ``slurm-client`` and ``munge`` when they are missing, writes a
 ``slurm.conf`` for this machine (its host name, its CPUs, ~80 % of its memory, one stand-in GPU) with all

@@ -1,4 +1,4 @@
-"""A slice of the demo DAG on a real SLURM scheduler with `--workflow-profile profiles/slurm` (issue 8).
+"""A slice of the demo DAG on a real SLURM scheduler with `--workflow-profile profiles/slurm`.
 
 A one-node cluster (tests/workflow/slurm_cluster.py) with a stand-in GPU runs gs_wnc and then
 gs_fluency_lm, the latter a `gpu=1` rule: the test checks from slurmctld's job records that the GPU

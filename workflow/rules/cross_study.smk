@@ -1,4 +1,4 @@
-# Cross-study comparisons and scale notes (issue 8, parts 3 and 4): Study A's CDA on Study B's test
+# Cross-study comparisons and scale notes: Study A's CDA on Study B's test
 # sets, Study D's bias score on D-swapped SNLI and on Study C's GAP-Subjective, and the measured cost
 # of every rule with the paper-scale run it implies. Logic: src/cdaflow/cross_study.py, scale_notes.py.
 # Input functions and targets: helpers.smk (cross-study section).
