@@ -3,34 +3,40 @@
 "Count of incorrectly converted words normalised by the total number of sentences (left) and by
 the total number of words (right)". The paper does not spell the count out; here it is:
 
-* both the system output and the correct variant are split into tokens (words and punctuation
-  marks: ``\\w+`` runs and single other non-space characters), so *cansado.* vs *cansada.* is one
-  word apart, not one "word+period";
-* the two token lists are aligned with difflib's ``SequenceMatcher`` (longest matching blocks,
+* both the system output and the correct variant are split into words, the Unicode ``\\w+`` runs
+  (:data:`TOKENIZER` names this; the tables carry the name, as sacrebleu signs its scores).
+  Punctuation marks are not words: the paper normalises "by the total number of words in the
+  corpus", so *cansado.* vs *cansada.* is one word apart and a dropped period costs nothing;
+* the two word lists are aligned with difflib's ``SequenceMatcher`` (longest matching blocks,
   no junk heuristic); every non-matching block costs the larger of its two sides, i.e. a replaced
   word costs 1, a dropped or an inserted word 1 each, and a block of 2 replaced by 3 costs 3;
 * with several correct variants, the closest one counts;
-* per sentence: errors / sentences × 100; per word: errors / reference tokens × 100, where the
+* per sentence: errors / sentences × 100; per word: errors / reference words × 100, where the
   reference is the correct variant (the segment itself for neutral segments).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
-__all__ = ["error_rates", "tokens", "word_errors"]
+import pandas as pd
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+__all__ = ["TOKENIZER", "error_rates", "error_rates_tables", "tokens", "word_errors"]
+
+_WORD = re.compile(r"\w+")
+# The name the tables print beside the rates: how words were counted.
+TOKENIZER = "words:re-unicode-\\w+|punctuation:not-counted|v2"
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+    """The words of `text` (Unicode ``\\w+`` runs; punctuation marks are not words)."""
+    return _WORD.findall(text)
 
 
 def word_errors(output: str, reference: str) -> int:
-    """Incorrectly converted tokens of `output` against one correct `reference`."""
+    """Incorrectly converted words of `output` against one correct `reference`."""
     out, ref = tokens(output), tokens(reference)
     matcher = SequenceMatcher(None, out, ref, autojunk=False)
     return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
@@ -43,7 +49,7 @@ def closest(output: str, references: Sequence[str]) -> tuple[int, str]:
     return min((word_errors(output, ref), ref) for ref in references)
 
 
-def error_rates(outputs: Iterable[str], references: Iterable[Sequence[str]]) -> dict[str, float | int]:
+def error_rates(outputs: Iterable[str], references: Iterable[Sequence[str]]) -> dict[str, float | int | str]:
     """Errors per sentence and per word (in %) of a system on one set of segments."""
     errors = words = sentences = 0
     for output, refs in zip(outputs, references, strict=True):
@@ -57,4 +63,63 @@ def error_rates(outputs: Iterable[str], references: Iterable[Sequence[str]]) -> 
         "errors": errors,
         "per_sentence": 100 * errors / sentences if sentences else float("nan"),
         "per_word": 100 * errors / words if words else float("nan"),
+        "tokenizer": TOKENIZER,
     }
+
+
+# Table 3's row groups: the segment labels each covers.
+SEGMENT_TYPES = {"all": ("G", "N"), "neutral": ("N",), "re-genderable": ("G",)}
+SILVER = "silver (rule output)"
+GOLD = "hand-checked"
+
+
+def error_rates_tables(
+    sets: Mapping[str, tuple[Sequence[Mapping], Mapping[str, Sequence[str]]]],
+    *,
+    silver: Collection[str] = (),
+    rules_not_applicable: Collection[str] = (),
+    revised: Mapping[str, int] | None = None,
+    rules: str = "rules",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 3 in the paper's layout, and every measured rate in long form.
+
+    `sets` maps a test set to its records (``label``, ``variants``) and each system's output lines.
+    The paper layout leaves the rules' cells empty (with a note) on `silver` sets, whose
+    references are the rules' own output, so the rules score ~0 by construction, and on the sets
+    where the paper reports the rules as not applicable; the long table keeps every figure, with
+    ``in_paper_layout`` saying which ones the layout shows.
+    """
+    revised = dict(revised or {})
+    paper_rows, measured_rows = [], []
+    for name, (records, outputs) in sets.items():
+        reference = SILVER if name in silver else GOLD
+        for kind, labels in SEGMENT_TYPES.items():
+            chosen = [i for i, r in enumerate(records) if r["label"] in labels]
+            row: dict[str, object] = {"test_set": name, "reference": reference, "type": kind, "segments": len(chosen)}
+            notes = []
+            for system, lines in outputs.items():
+                rates = error_rates([lines[i] for i in chosen], [records[i]["variants"] for i in chosen])
+                shown = True
+                if system == rules and name in silver:
+                    shown = False
+                    notes.append("rules left out: the silver references are the rules' own output")
+                elif system == rules and name in rules_not_applicable:
+                    shown = False
+                    notes.append("rules not applicable in the paper's layout; measured in error_rates_measured.tsv")
+                row[f"{system}_per_sentence"] = rates["per_sentence"] if shown else float("nan")
+                row[f"{system}_per_word"] = rates["per_word"] if shown else float("nan")
+                measured_rows.append(
+                    {
+                        "test_set": name,
+                        "reference": reference,
+                        "hand_revised": revised.get(name, 0),
+                        "type": kind,
+                        "system": system,
+                        **{key: rates[key] for key in ("sentences", "words", "errors", "per_sentence", "per_word")},
+                        "in_paper_layout": shown,
+                        "tokenizer": rates["tokenizer"],
+                    }
+                )
+            row |= {"note": "; ".join(notes), "hand_revised": revised.get(name, 0), "tokenizer": TOKENIZER}
+            paper_rows.append(row)
+    return pd.DataFrame(paper_rows), pd.DataFrame(measured_rows)

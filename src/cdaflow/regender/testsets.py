@@ -3,7 +3,15 @@
 Columns: ``id``, ``label`` (G: a gender variant exists; N: neutral), ``segment``, ``variant`` (the
 correct other-gender segment; alternatives joined by `` || ``; for N the segment itself) and a free
 ``note`` (the structured set also has ``structure``, the intended tag sequence). Lines starting
-with ``#`` are comments.
+with ``#`` are comments. ``resources/regender/es/README.md`` gives the labelling rules.
+
+Hand revisions (:func:`read_revisions`, :func:`apply_revisions`): the OpenSubtitles dev/test
+references are the rules' own output (*silver*); the paper revised their rewritten part by hand.
+A revision file corrects single segments before scoring: TSV with the header
+``test_set  id  variant  note``, one row per segment (``test_set`` as in the workflow, e.g.
+``opensubs_test``; ``id`` the segment's id there, e.g. ``t000042``; ``variant`` the correct
+other-gender segment, alternatives joined by `` || ``, or the segment itself when it is neutral).
+The label follows from the variant: the segment itself means N, anything else G.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from pathlib import Path
 
 from cdaflow.regender.tagset import RESOURCES
 
-__all__ = ["TEST_SETS", "GoldSegment", "read_test_set"]
+__all__ = ["TEST_SETS", "GoldSegment", "Revision", "apply_revisions", "check_revision_sets", "read_revisions", "read_test_set"]
 
 ALTERNATIVES = " || "
 TEST_SETS = {
@@ -33,11 +41,16 @@ class GoldSegment:
     structure: str = ""
 
 
+def _numbered_lines(path: Path) -> list[tuple[int, str]]:
+    """(line number, line) of the non-empty, non-comment lines of `path`."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [(n, line) for n, line in enumerate(handle, start=1) if line.strip() and not line.startswith("#")]
+
+
 def read_test_set(path: str | Path) -> list[GoldSegment]:
     """Gold segments of one test set; malformed rows raise ValueError naming file, line and field."""
     path = Path(path)
-    with open(path, encoding="utf-8", newline="") as handle:
-        numbered = [(n, line) for n, line in enumerate(handle, start=1) if line.strip() and not line.startswith("#")]
+    numbered = _numbered_lines(path)
     if not numbered:
         raise ValueError(f"{path}: no header and no rows")
     rows = csv.DictReader((line for _, line in numbered), delimiter="\t", quoting=csv.QUOTE_NONE)
@@ -64,3 +77,73 @@ def read_test_set(path: str | Path) -> list[GoldSegment]:
             raise ValueError(f"{where}: field variant: a re-genderable segment needs a different variant")
         out.append(GoldSegment(ident, label, segment, variants, row.get("note") or "", row.get("structure") or ""))
     return out
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One hand-corrected reference: `variants` replace those of segment `id` of `test_set`."""
+
+    test_set: str
+    id: str
+    variants: tuple[str, ...]
+    note: str = ""
+    where: str = ""  # "file:line", for messages
+
+
+REVISION_FIELDS = ("test_set", "id", "variant")
+
+
+def read_revisions(path: str | Path) -> dict[tuple[str, str], Revision]:
+    """Revisions keyed by (test_set, id); an empty file (header only, or nothing) has none."""
+    path = Path(path)
+    numbered = _numbered_lines(path)
+    if not numbered:
+        return {}
+    rows = csv.DictReader((line for _, line in numbered), delimiter="\t", quoting=csv.QUOTE_NONE)
+    missing = set(REVISION_FIELDS) - set(rows.fieldnames or ())
+    if missing:
+        raise ValueError(f"{path}:{numbered[0][0]}: header lacks {', '.join(sorted(missing))}")
+    out: dict[tuple[str, str], Revision] = {}
+    for (number, _), row in zip(numbered[1:], rows, strict=True):
+        where = f"{path}:{number}"
+        for field in REVISION_FIELDS:
+            if not (row.get(field) or "").strip():
+                raise ValueError(f"{where}: field {field} is empty")
+        key = (row["test_set"].strip(), row["id"].strip())
+        if key in out:
+            raise ValueError(f"{where}: field id: {key[1]!r} of {key[0]} is revised twice (also {out[key].where})")
+        variants = tuple(v for v in row["variant"].split(ALTERNATIVES) if v.strip())
+        out[key] = Revision(key[0], key[1], variants, (row.get("note") or "").strip(), where)
+    return out
+
+
+def apply_revisions(
+    test_set: str, records: list[dict], revisions: dict[tuple[str, str], Revision]
+) -> tuple[list[dict], int]:
+    """`records` (dicts with id, text, label, variants) with this set's revisions applied, and their count.
+
+    A revision naming an id the set does not have is an error (a typo would otherwise be ignored).
+    """
+    mine = {ident: revision for (name, ident), revision in revisions.items() if name == test_set}
+    by_id = {record["id"]: record for record in records}
+    for ident, revision in mine.items():
+        if ident not in by_id:
+            raise ValueError(f"{revision.where}: field id: {ident!r} is not a segment of test set {test_set}")
+    revised = []
+    for record in records:
+        revision = mine.get(record["id"])
+        if revision is None:
+            revised.append(record)
+            continue
+        neutral = revision.variants == (record["text"],)
+        if not neutral and record["text"] in revision.variants:
+            raise ValueError(f"{revision.where}: field variant: a re-genderable segment needs a different variant")
+        revised.append(record | {"label": "N" if neutral else "G", "variants": list(revision.variants)})
+    return revised, len(mine)
+
+
+def check_revision_sets(revisions: dict[tuple[str, str], Revision], test_sets: list[str]) -> None:
+    """Every revision names a test set of this run (a misspelt set would otherwise do nothing)."""
+    for (name, _), revision in revisions.items():
+        if name not in test_sets:
+            raise ValueError(f"{revision.where}: field test_set: {name!r} is not one of {', '.join(test_sets)}")
