@@ -143,7 +143,11 @@ def test_gazetteer_note_rows_and_one_written_format(tmp_path):
     gazetteer = Gazetteer.read(source)
     assert gazetteer.to_fem == {"ingeniero": "ingeniera"}
     gazetteer.write(tmp_path / "out.tsv")
-    assert (tmp_path / "out.tsv").read_text().splitlines() == ["masculine\tfeminine\tenglish", "ingeniero\tingeniera\t"]
+    assert (tmp_path / "out.tsv").read_text().splitlines() == [
+        "# read from spanish.tsv",
+        "masculine\tfeminine\tenglish\tkind\tmasculine_plural\tfeminine_plural",
+        "ingeniero\tingeniera\tengineer\tpair\t\t",
+    ]
     assert Gazetteer.read(tmp_path / "out.tsv").to_masc == {"ingeniera": "ingeniero"}
     source.write_text("masculine\tfeminine\nactor\t\n")
     with pytest.raises(ValueError, match="row 2: expected masculine and feminine"):

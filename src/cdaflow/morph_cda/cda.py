@@ -7,16 +7,16 @@ word, then the surface rebuild (contractions, multiword tokens).
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cdaflow.io.atomic import atomic_directory, atomic_file
+from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.model import AgreementMRF, Batch, encode
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.surface import CONTRACTIONS, detokenize, match_case, surface
@@ -46,77 +46,6 @@ def article_tag(lang: str, article: str) -> Tag | None:
         return None
     gender, number = matches[0]
     return (f"Gender={gender}", f"Number={number}")
-
-
-@dataclass
-class Gazetteer:
-    """Animate noun pairs (masculine ↔ feminine), looked up by lemma or form, lower-cased."""
-
-    to_fem: dict[str, str] = field(default_factory=dict)
-    to_masc: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def read(cls, path: Path) -> Gazetteer:
-        """Read `masculine, feminine, english` TSV, or rycolab/biasCDA's `english, fem, masc`."""
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            rows = [
-                [cell.strip() for cell in row]
-                for row in csv.reader(handle, delimiter="\t")
-                if row and row[0].strip() and not row[0].startswith("#")
-            ]
-        if not rows:
-            raise ValueError(f"{path}: empty gazetteer")
-        header = [cell.lower() for cell in rows[0]]
-        if {"masculine", "feminine"} <= set(header):
-            masc, fem, body = header.index("masculine"), header.index("feminine"), rows[1:]
-        elif {"fem", "masc"} <= set(header):
-            masc, fem, body = header.index("masc"), header.index("fem"), rows[1:]
-        else:  # biasCDA's French list has no header: english, fem, masc
-            masc, fem, body = 2, 1, rows
-        gazetteer = cls()
-        for number, row in enumerate(body, 2 if body is not rows else 1):
-            cells = [row[i] if i < len(row) else "" for i in (masc, fem)]
-            if not any(cells):
-                continue  # a note row (biasCDA's Spanish list ends with one)
-            if not all(cells):
-                raise ValueError(f"{path}: row {number}: expected masculine and feminine columns, got {row}")
-            gazetteer.to_fem.setdefault(row[masc].lower(), row[fem].lower())
-            gazetteer.to_masc.setdefault(row[fem].lower(), row[masc].lower())
-        return gazetteer
-
-    def __len__(self) -> int:
-        return len(self.to_fem)
-
-    def write(self, path: Path) -> None:
-        """The project's one gazetteer format: ``masculine<TAB>feminine<TAB>english`` with a header."""
-        with atomic_file(path, "w") as handle:
-            handle.write("masculine\tfeminine\tenglish\n")
-            handle.writelines(f"{m}\t{f}\t\n" for m, f in sorted(self.to_fem.items()))
-
-    def counterpart(self, word: dict) -> tuple[str, str] | None:
-        """(new lemma, new gender) for an animate noun, or None when the word is not one.
-
-        The word's own Gender feature decides the direction: UD lemmatises feminine nouns to
-        the masculine (niña → niño), so the lemma alone cannot.
-        """
-        if word["upos"] not in ("NOUN", "PROPN"):
-            return None
-        form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
-        gender = (word["feats"] or {}).get("Gender")
-        if form in self.to_fem:
-            return self.to_fem[form], "Fem"
-        if form in self.to_masc:
-            return self.to_masc[form], "Masc"
-        if gender == "Masc" and lemma in self.to_fem:
-            return self.to_fem[lemma], "Fem"
-        if gender == "Fem":
-            if lemma in self.to_masc:
-                return self.to_masc[lemma], "Masc"
-            if lemma in self.to_fem:  # a feminine form with a masculine lemma
-                return lemma, "Masc"
-        if gender is None and lemma in self.to_fem:
-            return self.to_fem[lemma], "Fem"
-        return None
 
 
 @dataclass
@@ -266,10 +195,10 @@ def interventions_for(
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
     out = []
     for index, word in enumerate(words(sentence)):
-        found = gazetteer.counterpart(word)
+        found = gazetteer.lookup(word, sentence)
         if not found:
             continue
-        new_lemma, new_gender = found
+        new_lemma, new_gender = found.lemma, found.gender
         if (direction == "to-fem" and new_gender != "Fem") or (
             direction == "to-masc" and new_gender != "Masc"
         ):
@@ -278,8 +207,8 @@ def interventions_for(
         if not gender_of(tag):
             tag = tuple(sorted((*tag, f"Gender={'Masc' if new_gender == 'Fem' else 'Fem'}")))
         new_tag = flip_gender(tag)
-        singular = "Number=Plur" not in tag
-        form = match_case(word["form"], new_lemma) if singular else None
+        # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
+        form = match_case(word["form"], found.form) if found.form else None
         out.append(Intervention(index, new_tag, form=form, lemma=new_lemma))
     return out
 

@@ -1,0 +1,340 @@
+"""Animacy gazetteers: the person nouns whose gender a counterfactual changes (Zmigrod et al. 2019, §4).
+
+One TSV, read by :meth:`Gazetteer.read`; ``#`` lines are comments (the provenance of the list).
+The project's format has a header and up to six columns::
+
+    masculine  feminine  english  kind  masculine_plural  feminine_plural
+
+* ``kind`` is ``pair`` (the default when the column is absent or empty: *hijo/hija*, *actor/actriz*),
+  ``common`` (one form for both genders, *periodista*, *joven*: the noun stays, the words agreeing
+  with it change; masculine and feminine hold the same form) or ``epicene`` (a noun whose gender
+  is fixed whoever it names, *persona*, *víctima*, *individuo*: never changed, and it never makes
+  its agreeing words change; only the column of its grammatical gender is filled).
+* The plural columns give the plural forms (*rey/reyes*, *reina/reinas*, *actor/actores*,
+  *actriz/actrices*); a plural noun gets the other gender's plural from them. Where they are empty
+  the new form is left to the reinflection model (as for singular-only lists).
+
+Older lists are read too: ``masculine, feminine, english`` with a header, and rycolab/biasCDA's
+``english, fem, masc`` (its French list without a header). :meth:`Gazetteer.fill_plurals` writes
+regular plurals into the plural columns of a list (``python -m cdaflow.morph_cda.gazetteer``), the
+build step of the project's lists in ``resources/morph_cda/gazetteers/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cdaflow.io.atomic import atomic_file
+
+__all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
+
+KINDS = ("pair", "common", "epicene")
+COLUMNS = ("masculine", "feminine", "english", "kind", "masculine_plural", "feminine_plural")
+GENDERS = ("Masc", "Fem")
+
+
+@dataclass(frozen=True)
+class Counterpart:
+    """What an animate noun becomes: its new lemma, gender and (when known) surface form."""
+
+    lemma: str  # the new gender's singular
+    gender: str  # "Masc" or "Fem": the new gender
+    form: str | None  # the new form in the word's number (lower case), None: reinflect from `lemma`
+    kind: str  # "pair" or "common"
+
+
+@dataclass
+class Gazetteer:
+    """Animate nouns (masculine ↔ feminine), looked up by form or lemma, lower-cased.
+
+    ``to_fem``/``to_masc`` map singulars; ``common`` holds the common-gender nouns (their form is
+    both genders'), ``epicene`` maps a fixed-gender noun's forms to its gender, ``plurals`` maps
+    ``(singular, gender)`` to the plural. ``source`` is the list's provenance (its path and
+    comment lines), carried into a model folder by :meth:`write`.
+    """
+
+    to_fem: dict[str, str] = field(default_factory=dict)
+    to_masc: dict[str, str] = field(default_factory=dict)
+    common: set[str] = field(default_factory=set)
+    epicene: dict[str, str] = field(default_factory=dict)
+    plurals: dict[tuple[str, str], str] = field(default_factory=dict)
+    english: dict[str, str] = field(default_factory=dict)
+    source: list[str] = field(default_factory=list)
+
+    # -- reading and writing -----------------------------------------------------------------
+    @classmethod
+    def read(cls, path: Path) -> Gazetteer:
+        """Read the project's format or an older one (module docstring); errors name the row."""
+        path = Path(path)
+        comments, rows = [], []
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
+                if row and row[0].startswith("#"):
+                    comments.append("\t".join(row).lstrip("#").strip())
+                elif any(cell.strip() for cell in row):
+                    rows.append((number, [cell.strip() for cell in row]))
+        if not rows:
+            raise ValueError(f"{path}: empty gazetteer")
+        header = [cell.lower() for cell in rows[0][1]]
+        if {"masculine", "feminine"} <= set(header):
+            columns = {name: header.index(name) for name in COLUMNS if name in header}
+            body = rows[1:]
+        elif {"fem", "masc"} <= set(header):
+            columns = {"masculine": header.index("masc"), "feminine": header.index("fem")}
+            if "english" in header:
+                columns["english"] = header.index("english")
+            body = rows[1:]
+        else:  # biasCDA's French list has no header: english, fem, masc
+            columns, body = {"masculine": 2, "feminine": 1, "english": 0}, rows
+        gazetteer = cls(source=[f"read from {path.name}", *comments])
+        for number, row in body:
+            cells = {name: (row[i].lower() if i < len(row) else "") for name, i in columns.items()}
+            gazetteer._add(cells, path, number, row)
+        return gazetteer
+
+    def _add(self, cells: dict[str, str], path: Path, number: int, row: list[str]) -> None:
+        masc, fem = cells.get("masculine", ""), cells.get("feminine", "")
+        kind = cells.get("kind", "") or "pair"
+        where = f"{path}: row {number}"
+        if kind not in KINDS:
+            raise ValueError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        if not masc and not fem:
+            if any(cells.get(name) for name in ("kind", "masculine_plural", "feminine_plural")):
+                raise ValueError(f"{where}: expected masculine and feminine columns, got {row}")
+            return  # a note row (biasCDA's Spanish list ends with one)
+        plural = {"Masc": cells.get("masculine_plural", ""), "Fem": cells.get("feminine_plural", "")}
+        if kind == "epicene":
+            if bool(masc) == bool(fem):
+                raise ValueError(f"{where}: an epicene noun fills only the column of its gender, got {row}")
+            gender, singular = ("Masc", masc) if masc else ("Fem", fem)
+            self.epicene.setdefault(singular, gender)
+            if plural[gender]:
+                self.plurals.setdefault((singular, gender), plural[gender])
+            return
+        if not (masc and fem):
+            raise ValueError(f"{where}: expected masculine and feminine columns, got {row}")
+        if kind == "common" and masc != fem:
+            raise ValueError(f"{where}: a common-gender noun has one form, got {masc!r} and {fem!r}")
+        if kind == "pair" and masc == fem:
+            raise ValueError(f"{where}: {masc!r} is the same form for both genders: use kind 'common'")
+        self.to_fem.setdefault(masc, fem)
+        self.to_masc.setdefault(fem, masc)
+        if kind == "common":
+            self.common.add(masc)
+        for gender, singular in (("Masc", masc), ("Fem", fem)):
+            if plural[gender]:
+                self.plurals.setdefault((singular, gender), plural[gender])
+        if cells.get("english"):
+            self.english.setdefault(masc, cells["english"])
+
+    def __len__(self) -> int:
+        return len(self.to_fem)
+
+    def counts(self) -> dict[str, int]:
+        """Entries per kind (what a model's provenance reports)."""
+        return {"pair": len(self.to_fem) - len(self.common), "common": len(self.common), "epicene": len(self.epicene)}
+
+    def write(self, path: Path) -> None:
+        """The project's format, provenance first (as ``#`` lines), every kind and plural kept."""
+        lines = [f"# {line}\n" for line in self.source]
+        lines.append("\t".join(COLUMNS) + "\n")
+        for masc, fem in sorted(self.to_fem.items()):
+            kind = "common" if masc in self.common else "pair"
+            cells = [masc, fem, self.english.get(masc, ""), kind]
+            cells += [self.plurals.get((masc, "Masc"), ""), self.plurals.get((fem, "Fem"), "")]
+            lines.append("\t".join(cells) + "\n")
+        for form, gender in sorted(self.epicene.items()):
+            plural = self.plurals.get((form, gender), "")
+            cells = [form, "", "", "epicene", plural, ""] if gender == "Masc" else ["", form, "", "epicene", "", plural]
+            lines.append("\t".join(cells) + "\n")
+        with atomic_file(path, "w") as handle:
+            handle.writelines(lines)
+
+    # -- look-up ------------------------------------------------------------------------------
+    def is_epicene(self, word: dict) -> bool:
+        """A fixed-gender person noun (*persona*, *víctima*): it must keep its form and gender."""
+        if word["upos"] not in ("NOUN", "PROPN"):
+            return False
+        plural_forms = {self.plurals.get((singular, gender)) for singular, gender in self.epicene.items()}
+        form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
+        return form in self.epicene or form in plural_forms or lemma in self.epicene
+
+    def lookup(self, word: dict, sentence=None) -> Counterpart | None:
+        """What an animate noun becomes, or None when the word is not one (or is epicene).
+
+        The word's own form, then its Gender feature decide the current gender: UD lemmatises
+        feminine nouns to the masculine (niña → niño), so the lemma alone cannot. A common-gender
+        noun's gender comes from its Gender feature, else from its determiners and adjectives in
+        `sentence` (when given), else it is taken as masculine (the augmentation's convention).
+        """
+        if word["upos"] not in ("NOUN", "PROPN") or self.is_epicene(word):
+            return None
+        form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
+        feats = word["feats"] or {}
+        gender, number = feats.get("Gender"), feats.get("Number")
+        singular_of = {(p, g): s for (s, g), p in self.plurals.items()}
+        found = None  # (masculine singular, current gender, number or None)
+        if form in self.common or (form, "Masc") in singular_of and singular_of[(form, "Masc")] in self.common:
+            masc = form if form in self.common else singular_of[(form, "Masc")]
+            found = (masc, gender or self._context_gender(word, sentence) or "Masc", "Sing" if form == masc else "Plur")
+        elif form in self.to_fem:
+            found = (form, "Masc", "Sing")
+        elif form in self.to_masc:
+            found = (self.to_masc[form], "Fem", "Sing")
+        elif (form, "Masc") in singular_of:
+            found = (singular_of[(form, "Masc")], "Masc", "Plur")
+        elif (form, "Fem") in singular_of:
+            found = (self.to_masc[singular_of[(form, "Fem")]], "Fem", "Plur")
+        elif lemma in self.common:
+            found = (lemma, gender or self._context_gender(word, sentence) or "Masc", None)
+        elif gender == "Masc" and lemma in self.to_fem:
+            found = (lemma, "Masc", None)
+        elif gender == "Fem" and lemma in self.to_masc:
+            found = (self.to_masc[lemma], "Fem", None)
+        elif gender == "Fem" and lemma in self.to_fem:  # a feminine form with a masculine lemma
+            found = (lemma, "Fem", None)
+        elif gender is None and lemma in self.to_fem:
+            found = (lemma, "Masc", None)
+        if found is None:
+            return None
+        masc, current, found_number = found
+        new_gender = "Fem" if current == "Masc" else "Masc"
+        new_lemma = self.to_fem[masc] if new_gender == "Fem" else masc
+        number = found_number or number or "Sing"
+        if number == "Sing":
+            new_form = new_lemma
+        else:
+            new_form = self.plurals.get((new_lemma, new_gender))
+        return Counterpart(new_lemma, new_gender, new_form, "common" if masc in self.common else "pair")
+
+    def counterpart(self, word: dict) -> tuple[str, str] | None:
+        """(new lemma, new gender) for an animate noun, or None when the word is not one."""
+        found = self.lookup(word)
+        return (found.lemma, found.gender) if found else None
+
+    @staticmethod
+    def _context_gender(word: dict, sentence) -> str | None:
+        if sentence is None:
+            return None
+        from cdaflow.io.conllu import words
+
+        genders = {
+            (dependent["feats"] or {}).get("Gender")
+            for dependent in words(sentence)
+            if dependent["head"] == word["id"] and dependent["deprel"].split(":")[0] in ("det", "amod")
+        } - {None}
+        return genders.pop() if len(genders) == 1 and genders <= set(GENDERS) else None
+
+    # -- building -----------------------------------------------------------------------------
+    @staticmethod
+    def fill_plurals(path: Path, lang: str) -> int:
+        """Write :func:`regular_plural` into the empty plural cells of a project-format list.
+
+        Comment lines and filled cells (the irregular plurals written by hand) are kept as they
+        are; returns the number of cells filled. The file is rewritten atomically.
+        """
+        path = Path(path)
+        text = path.read_text(encoding="utf-8")
+        out, filled, header = [], 0, None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.startswith("#") or not line.strip():
+                out.append(line)
+                continue
+            cells = line.split("\t")
+            if header is None:
+                header = [c.strip().lower() for c in cells]
+                if header[: len(COLUMNS)] != list(COLUMNS):
+                    raise ValueError(f"{path}: row {number}: expected the header {' '.join(COLUMNS)}")
+                out.append(line)
+                continue
+            cells += [""] * (len(COLUMNS) - len(cells))
+            for singular_at, plural_at, gender in ((0, 4, "Masc"), (1, 5, "Fem")):
+                if cells[singular_at] and not cells[plural_at]:
+                    cells[plural_at] = regular_plural(lang, cells[singular_at], gender)
+                    filled += 1
+            out.append("\t".join(cells))
+        with atomic_file(path, "w") as handle:
+            handle.write("\n".join(out) + "\n")
+        return filled
+
+
+# -- regular plurals ------------------------------------------------------------------------
+_HEBREW_FINAL = str.maketrans("ךםןףץ", "כמנפצ")
+
+
+def _strip_accent(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)).replace(
+        "n\u0303", "ñ"
+    )
+
+
+def regular_plural(lang: str, singular: str, gender: str) -> str:
+    """The regular plural of a person noun (irregular ones are written in the list by hand)."""
+    word = singular
+    if lang == "es":
+        if word[-1] in "aeiouáéó":
+            return word + "s"
+        if word.endswith("z"):
+            return word[:-1] + "ces"
+        if word[-1] in "íú":
+            return word + "es"
+        if word[-2:] in ("án", "én", "ín", "ón", "ún", "ás", "és", "ís", "ós", "ús"):
+            return unicodedata.normalize("NFC", word[:-2] + _strip_accent(word[-2]) + word[-1] + "es")
+        return word + "es"
+    if lang == "fr":
+        if word[-1] in "sxz":
+            return word
+        if word.endswith(("eau", "eu")):
+            return word + "x"
+        if word.endswith("al"):
+            return word[:-2] + "aux"
+        return word + "s"
+    if lang == "it":
+        if word[-1] in "àèéìòù" or len(word) < 3:
+            return word  # papà, re: invariable
+        if word.endswith("io") and not word.endswith("ìo"):
+            return word[:-1]  # figlio → figli
+        if word.endswith("ca") and gender == "Fem":
+            return word[:-1] + "he"
+        if word.endswith("ga") and gender == "Fem":
+            return word[:-1] + "he"
+        if word.endswith("a"):
+            return word[:-1] + ("e" if gender == "Fem" else "i")
+        if word[-1] in "oe":
+            return word[:-1] + "i"
+        return word
+    if lang == "he":
+        if gender == "Fem":
+            return (word[:-1] if word.endswith(("ה", "ת")) else word) + "ות"  # תלמידה → תלמידות
+        if word.endswith("ה"):
+            return word[:-1] + "ים"  # מורה → מורים
+        if word.endswith("י"):
+            return word + "ם"  # ישראלי → ישראלים
+        return word[:-1] + word[-1].translate(_HEBREW_FINAL) + "ים"  # מלך → מלכים
+    raise ValueError(f"no plural rule for language {lang!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m cdaflow.morph_cda.gazetteer",
+        description="Fill the empty plural cells of a gazetteer TSV with regular plurals (in place).",
+    )
+    parser.add_argument("lang", choices=("es", "fr", "it", "he"))
+    parser.add_argument("path", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        filled = Gazetteer.fill_plurals(args.path, args.lang)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"{args.path}: {filled} plural cells filled", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
