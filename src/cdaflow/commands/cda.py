@@ -8,7 +8,9 @@ import json
 import sys
 from pathlib import Path
 
+from cdaflow.commands.options import positive_int
 from cdaflow.io.conllu import read_conllu, words
+from cdaflow.io.text import open_input, read_lines
 from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, interventions_for, load_model
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_text_file
 
@@ -35,7 +37,9 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         "--backend", choices=sorted(set(BACKENDS) - {"gold"}), default="spacy", help="parser for text input"
     )
     parser.add_argument("--gazetteer", type=Path, help="TSV masculine/feminine/english replacing the model's")
-    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=256, help="sentences per batched model call (default: 256)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -45,13 +49,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.model}: the model is for {generator.lang!r}, not {args.lang!r}")
     if args.gazetteer:
         gazetteer = Gazetteer.read(args.gazetteer)
-    source = args.input if args.input else sys.stdin
     if args.format == "conllu":
-        sentences = read_conllu(source)
+        sentences = read_conllu(args.input if args.input else open_input(None))
     else:
-        handle = open(source, encoding="utf-8") if args.input else sys.stdin
+        lines = read_lines(args.input)
         parser = get_parser(args.backend, args.lang)
-        sentences = parse_text_file(parser, handle, sent_id_prefix="s", path=str(args.input or "<stdin>"))
+        sentences = parse_text_file(parser, lines, sent_id_prefix="s", path=str(args.input or "<stdin>"))
     items = ((s, interventions_for(s, gazetteer, generator, args.direction)) for s in sentences)
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:

@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from cdaflow.commands.options import positive_int
 from cdaflow.io.conllu import read_conllu, write_conllu
+from cdaflow.io.text import open_input, read_lines
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_text_file
 
 
@@ -27,7 +29,9 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", help="spaCy pipeline name (default: the language's small one)")
     parser.add_argument("--stanza-model-dir", type=Path, help="stanza resources folder")
     parser.add_argument("--gpu", action="store_true", help="let stanza use a GPU")
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=64, help="lines per parser call (default: 64)"
+    )
     parser.add_argument("--sent-id-prefix", default="s", help="prefix of generated sent_ids")
     parser.set_defaults(run=run)
 
@@ -42,14 +46,12 @@ def _options(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     parser = get_parser(args.backend, args.lang, **_options(args))
-    source = args.input if args.input else sys.stdin
     if args.format == "conllu":
-        sentences = parser.reparse(read_conllu(source))
+        sentences = parser.reparse(read_conllu(args.input if args.input else open_input(None)))
     else:
-        handle = open(source, encoding="utf-8") if args.input else sys.stdin
         sentences = parse_text_file(
             parser,
-            handle,
+            read_lines(args.input),
             sent_id_prefix=args.sent_id_prefix,
             batch_size=args.batch_size,
             path=str(args.input or "<stdin>"),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
+from cdaflow.commands.options import positive_int
+from cdaflow.io.text import read_lines
 from cdaflow.text.parsing import BACKENDS
 
 LANGUAGES = ("es",)
@@ -35,16 +36,14 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--input", type=Path, help="one segment a line (default: standard input)")
     parser.add_argument("--backend", choices=sorted(set(BACKENDS) - {"gold"}), default="spacy")
     parser.add_argument("--tag", choices=("N", "G"), help="nmt with a tagged model (nmt_t): the tag to add")
-    parser.add_argument("--beam-size", type=int, default=5)
+    parser.add_argument("--beam-size", type=positive_int, default=5, help="nmt: beam size (default: 5)")
     parser.set_defaults(run=run)
 
 
 def _segments(args: argparse.Namespace) -> list[str]:
     if args.input is not None and not args.input.is_file():
         raise FileNotFoundError(f"--input {args.input}: no such file")
-    handle = open(args.input, encoding="utf-8") if args.input else sys.stdin
-    with handle:
-        return [" ".join(line.split()) for line in handle if line.strip()]
+    return [" ".join(line.split()) for line in read_lines(args.input) if line.strip()]
 
 
 def _changed_words(original: str, variant: str) -> list[dict[str, str]]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from cdaflow.commands.options import nonnegative_int, positive_int
+from cdaflow.io.text import read_lines
 
 RESULTS = Path("results/sentence_bias")
 ENCODERS = ("infersent", "sbert")
@@ -29,7 +31,9 @@ def _add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
         "--vectors", type=Path, default=RESULTS / "vectors",
         help="the workflow's vectors folder (infersent)",
     )
-    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=128, help="sentences encoded at once (default: 128)"
+    )
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -50,7 +54,10 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         "--words", type=Path, default=RESULTS / "gender_words.txt", help="the gender word list L"
     )
     score.add_argument("--input", type=Path, help="one sentence a line (default: standard input)")
-    score.add_argument("--top", type=int, default=3, help="contributing words listed per sentence")
+    score.add_argument(
+        "--top", type=nonnegative_int, default=3,
+        help="contributing words listed per sentence (default: 3; 0 leaves top_words empty)",
+    )
     score.set_defaults(run=run_bias_score)
 
     seat = subcommands.add_parser(
@@ -63,8 +70,8 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     seat.add_argument(
         "--names", nargs="*", help="tests by name (C6, C6b, ...) or file stem; default: the paper's"
     )
-    seat.add_argument("--samples", type=int, default=100_000, help="permutation samples")
-    seat.add_argument("--seed", type=int, default=1111)
+    seat.add_argument("--samples", type=positive_int, default=100_000, help="permutation samples")
+    seat.add_argument("--seed", type=nonnegative_int, default=1111, help="seed of the permutation samples")
     seat.set_defaults(run=run_seat)
 
 
@@ -112,32 +119,45 @@ def _score_batches(args: argparse.Namespace, encoder, sentences, direction, word
 
 
 def run_bias_score(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from cdaflow.sentence_bias.wordlist import GenderWordList
 
     direction_path = args.direction or DIRECTIONS[args.encoder]
     for path, what in ((direction_path, "--direction"), (args.words, "--words")):
         if not Path(path).is_file():
             raise FileNotFoundError(f"{what} {path}: no such file (run the workflow, or pass {what})")
+    direction = _load_direction(direction_path)  # before the encoder: a bad file fails at once
     encoder = _encoder(args)
     if args.encoder == "infersent":
         encoder.encoder.zero_pad_in_max = False  # single-sentence importance: padding never wins
-    direction = np.load(direction_path)
     if direction.shape != (_dim(encoder),):
         raise ValueError(
             f"{direction_path}: a direction of {direction.shape[0]} dimensions for an "
             f"encoder whose token vectors have {_dim(encoder)}; use the direction made for it"
         )
     words = GenderWordList.load(args.words)
-    handle = open(args.input, encoding="utf-8") if args.input else sys.stdin
-    sentences = [line.strip() for line in handle if line.strip()]
+    sentences = [line.strip() for line in read_lines(args.input) if line.strip()]
     print("sentence\tF\tM\tAbs\ttop_words")
     for sentence, score in _score_batches(args, encoder, sentences, direction, words):
         top = sorted(score.words, key=lambda row: -abs(row.weighted))[: args.top]
         listed = ", ".join(f"{row.word}:{row.weighted:+.4f}" for row in top if row.weighted)
         print(f"{sentence}\t{score.f:.6f}\t{score.m:.6f}\t{score.abs:.6f}\t{listed}")
     return 0
+
+
+def _load_direction(path: Path):
+    """The gender direction: a 1-D float array saved by numpy.save; ValueError names the file otherwise."""
+    import numpy as np
+
+    try:
+        direction = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as error:
+        raise ValueError(f"{path}: not a NumPy .npy array ({error})") from None
+    if not isinstance(direction, np.ndarray) or direction.ndim != 1 or direction.dtype.kind != "f":
+        raise ValueError(
+            f"{path}: expected a 1-D float array (the gender direction), found "
+            f"shape {getattr(direction, 'shape', None)} of {getattr(direction, 'dtype', type(direction).__name__)}"
+        )
+    return direction
 
 
 def _dim(encoder) -> int:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+
+from cdaflow.commands.options import torch_device
+from cdaflow.io.text import read_lines
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -26,7 +28,7 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="a subjectivizer folder with manifest.json (results/gap_subjective/subjectivizer)",
     )
     parser.add_argument("--input", type=Path, help="one sentence a line (default: standard input)")
-    parser.add_argument("--device", default="cpu", help="torch device (cpu, cuda)")
+    parser.add_argument("--device", type=torch_device, default="cpu", help="torch device (cpu, cuda, cuda:N)")
     parser.set_defaults(run=run)
 
 
@@ -36,9 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if args.input is not None and not args.input.is_file():
         raise FileNotFoundError(f"--input {args.input}: no such file")
     subjectivizer = Subjectivizer.load(args.model, device=args.device)
-    handle = open(args.input, encoding="utf-8") if args.input else sys.stdin
-    with handle:
-        sentences = [" ".join(line.split()) for line in handle if line.strip()]
+    sentences = [" ".join(line.split()) for line in read_lines(args.input) if line.strip()]
     if not sentences:
         return 0
     table = subjectivizer.run(sentences)

@@ -290,7 +290,7 @@ def read_conllu(source: PathOrFile, *, validate: bool = True) -> Iterator[Senten
     """
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        stream: IO[str] = open(path, encoding="utf-8")
+        stream: IO[str] = open(path, encoding="utf-8-sig")  # a byte-order mark is not part of the first line
         return _iter_sentences(stream, path, validate, close=True)
     name = getattr(source, "name", None)
     return _iter_sentences(source, name if isinstance(name, str) else "<stream>", validate, False)

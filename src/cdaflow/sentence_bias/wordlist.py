@@ -166,7 +166,7 @@ def _is_single_word(entry: str) -> bool:
 
 def read_lines(path: str | os.PathLike[str]) -> list[str]:
     """Non-empty stripped lines of a UTF-8 word file (GN-GloVe's male/female_word_file.txt)."""
-    with open(path, encoding="utf-8") as handle:
+    with open(path, encoding="utf-8-sig") as handle:  # a byte-order mark is not part of the first word
         return [line.strip() for line in handle if line.strip()]
 
 

@@ -1,0 +1,58 @@
+"""Argparse value types shared by every subcommand.
+
+A numeric option outside its range is refused by argparse itself (usage message, exit code 2)
+instead of reaching the code, where a batch size of 0 would silently produce nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["nonnegative_int", "positive_int", "torch_device"]
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (batch sizes, beam sizes, sample counts)."""
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer >= 0 (seeds, counts where 0 means none)."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+
+def torch_device(text: str) -> str:
+    """A torch device this machine has (cpu, cuda, cuda:1, mps), checked before any model loads."""
+    import torch
+
+    try:
+        device = torch.device(text)
+    except (RuntimeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a torch device (cpu, cuda, cuda:N, mps)") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: no CUDA device here (torch {torch.__version__}, built "
+                f"{'with CUDA ' + torch.version.cuda if torch.version.cuda else 'for CPU only'}); use cpu"
+            )
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise argparse.ArgumentTypeError(f"{text!r}: only {torch.cuda.device_count()} CUDA device(s) here")
+    elif device.type == "mps" and not torch.backends.mps.is_available():
+        raise argparse.ArgumentTypeError(f"{text!r}: no MPS device here; use cpu")
+    elif device.type != "cpu":
+        raise argparse.ArgumentTypeError(f"{text!r}: unsupported device type (cpu, cuda, mps)")
+    return text
