@@ -217,3 +217,30 @@ def test_subjectivize_with_a_bom(tmp_path, monkeypatch, capsys):
     assert run([*argv, "--input", str(marked)], capsys) == expected
     bom_stdin(monkeypatch, text)
     assert run(argv, capsys) == expected
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[]", "expected a JSON object"),
+        ('{"transfer": "transfer/model", "detector": "detector"}', "missing key(s) detector_threshold, fluency"),
+        (
+            '{"transfer": "t", "detector": "d", "detector_threshold": 0.5, "fluency": {"backend": "gpt"},'
+            ' "thresholds": {}}',
+            "fluency.backend: expected 'hf' or 'lstm'",
+        ),
+        (
+            '{"transfer": "t", "detector": "d", "detector_threshold": 0.5, "fluency": {"backend": "hf",'
+            ' "model": "gpt2"}, "thresholds": {"gleu_minimum": 0.8}}',
+            "thresholds: unknown thresholding settings",
+        ),
+    ],
+)
+def test_broken_subjectivizer_manifest_is_one_line(tmp_path, capsys, content, message):
+    (tmp_path / "in.txt").write_text("The senator spoke.\n")
+    (tmp_path / "manifest.json").write_text(content)
+    assert main(["subjectivize", "--model", str(tmp_path), "--input", str(tmp_path / "in.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cdaflow subjectivize: error: {tmp_path / 'manifest.json'}: ")
+    assert message in err and len(err.strip().splitlines()) == 1

@@ -1,3 +1,5 @@
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,8 @@ def minimal(**extra):
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "config/validation.yaml", "config/paper.yaml"])
-def test_shipped_configs_are_valid(name):
+def test_shipped_configs_are_valid(name, monkeypatch):
+    monkeypatch.chdir(ROOT)  # relative paths (annotation files) are the project root's
     cfg = config.load(ROOT / name)
     assert cfg["scale"] in {"demo", "validation", "paper"}
     for treebank in cfg["treebanks"].values():
@@ -99,3 +102,113 @@ def test_enabled_gap_subjective_needs_its_data():
     raw.setdefault("studies", {})["gap_subjective"] = {"enabled": True, "gap": {"path": "g"}}
     with pytest.raises(config.ConfigError, match="studies.gap_subjective.wnc: required"):
         config.validate(raw)
+
+
+def test_config_file_with_a_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "bom.yaml"
+    path.write_text(yaml.safe_dump(minimal()), encoding="utf-8-sig")
+    assert config.load(path)["scale"] == "demo"
+
+
+def test_config_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("scale: demo\n# café\ndatasets: {d: {path: x}}\n".encode("latin-1"))
+    with pytest.raises(config.ConfigError, match=rf"^{path}: not valid UTF-8 .* save it as UTF-8"):
+        config.load(path)
+
+
+def study_a(tmp_path, **language):
+    """A config with Study A enabled on one treebank `t` (train and dev splits) and one corpus."""
+    annotations = tmp_path / "es.tsv"
+    if not annotations.exists():
+        annotations.write_text(
+            "treebank\tfile_split\tsent_id\teval_split\tnoun\tchanges\tcomment\nt\tdev\ts1\tdev\t\t\t\n"
+        )
+    spec = {"train": ["t/train"], "dev": ["t/dev"], "annotations": str(annotations), "gazetteer": {"path": "g.tsv"}}
+    spec.update(language)
+    return minimal(
+        treebanks={"t": {"lang": "es", "dataset": "d", "splits": {"train": "a.conllu", "dev": "b.conllu"}}},
+        corpora={"c": {"lang": "es", "dataset": "d", "file": "c.txt"}},
+        studies={"morph_cda": {"enabled": True, "languages": {"es": spec}}},
+    )
+
+
+def test_study_a_references_that_hold(tmp_path):
+    cfg = config.validate(study_a(tmp_path, corpora=["c"], corpus_treebanks=["t/train"]))
+    assert cfg["studies"]["morph_cda"]["languages"]["es"]["dev"] == ["t/dev"]
+    assert config.annotated_splits(tmp_path / "es.tsv") == [("t", "dev")]
+
+
+@pytest.mark.parametrize(
+    "language, message",
+    [
+        (
+            {"train": ["nope/train"]},
+            r"studies\.morph_cda\.languages\.es\.train\[0\]: unknown treebank 'nope' in 'nope/train' \(defined: t\)",
+        ),
+        (
+            {"dev": ["t/dev", "t/test"]},
+            r"studies\.morph_cda\.languages\.es\.dev\[1\]: treebank 't' has no 'test' split",
+        ),
+        ({"corpus_treebanks": ["x/train"]}, r"languages\.es\.corpus_treebanks\[0\]: unknown treebank 'x'"),
+        ({"corpora": ["c", "leipzig"]}, r"languages\.es\.corpora\[1\]: unknown corpus 'leipzig' \(defined: c\)"),
+        ({"annotations": "absent/es.tsv"}, r"languages\.es\.annotations: no such file 'absent/es\.tsv'"),
+        (
+            {"gazetteer": {"dataset": "nope", "file": "g.tsv"}},
+            r"languages\.es\.gazetteer\.dataset: unknown dataset 'nope'",
+        ),
+        ({"gazetteer": {"file": "g.tsv"}}, r"languages\.es\.gazetteer: 'dataset' is a dependency of 'file'"),
+    ],
+)
+def test_study_a_references_are_checked_by_name(tmp_path, language, message):
+    with pytest.raises(config.ConfigError, match=message):
+        config.validate(study_a(tmp_path, **language), source="my.yaml")
+
+
+def test_annotation_rows_must_name_defined_splits(tmp_path):
+    raw = study_a(tmp_path)
+    (tmp_path / "es.tsv").write_text("treebank\tfile_split\tsent_id\nt\tdev\ts1\nt\ttest\ts2\n")
+    with pytest.raises(
+        config.ConfigError, match=rf"languages\.es\.annotations: treebank 't' has no 'test' split .*a row of {tmp_path}"
+    ):
+        config.validate(raw)
+    (tmp_path / "es.tsv").write_text("sentence\tnoun\n")
+    with pytest.raises(config.ConfigError, match="no column file_split, treebank"):
+        config.validate(raw)
+
+
+def test_disabled_study_a_does_not_read_its_annotations(tmp_path):
+    raw = study_a(tmp_path, annotations="absent.tsv")
+    raw["studies"]["morph_cda"]["enabled"] = False
+    config.validate(raw)
+    raw["studies"]["morph_cda"]["languages"]["es"]["train"] = ["nope/train"]
+    with pytest.raises(config.ConfigError, match="unknown treebank 'nope'"):
+        config.validate(raw)  # names between config entries are checked all the same
+
+
+def test_dataset_references_anywhere_are_checked():
+    raw = minimal(studies={"sentence_bias": {"vectors": {"dataset": "glove", "file": "g.txt"}}})
+    with pytest.raises(config.ConfigError, match=r"studies\.sentence_bias\.vectors\.dataset: unknown dataset 'glove'"):
+        config.validate(raw)
+    raw = minimal(studies={"gap_subjective": {"detector": {"model": {"dataset": "rb", "file": "m"}}}})
+    with pytest.raises(config.ConfigError, match=r"gap_subjective\.detector\.model\.dataset: unknown dataset 'rb'"):
+        config.validate(raw)
+
+
+def test_snakemake_stops_on_a_bad_reference_before_building_the_dag(tmp_path):
+    raw = yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    raw["studies"]["morph_cda"]["languages"]["es"]["dev"] = ["es_demo/dev", "es_ancora/dev"]
+    raw["studies"]["morph_cda"]["languages"]["fr"]["annotations"] = "resources/absent.tsv"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "studies.morph_cda.languages.es.dev[1]: unknown treebank 'es_ancora'" in output
+    assert "InputFunctionException" not in output

@@ -7,7 +7,8 @@ workflow accepts and vice versa.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import csv
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,11 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 
 def validate(config: Mapping[str, Any], *, source: str = "config") -> dict[str, Any]:
-    """Return a validated copy of `config` with defaults filled in; raise ConfigError otherwise."""
+    """Return a validated copy of `config` with defaults filled in; raise ConfigError otherwise.
+
+    Relative paths (e.g. annotation files) are checked from the current folder, as the workflow
+    reads them: run from the project root.
+    """
     instance = copy.deepcopy(dict(config))
     validator = _Validator(load_schema())
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))
@@ -79,16 +84,91 @@ def validate(config: Mapping[str, Any], *, source: str = "config") -> dict[str, 
     return instance
 
 
-def _check_references(config: dict[str, Any], source: str) -> None:
-    """Cross-field checks the schema cannot express: datasets named by treebanks and corpora exist."""
-    datasets = config["datasets"]
-    for section in ("treebanks", "corpora"):
-        for name, entry in config.get(section, {}).items():
-            if entry["dataset"] not in datasets:
+def _dataset_references(node: Any, path: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(key path, name) of every `dataset:` reference: treebanks, corpora, file and model refs."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "dataset" and isinstance(value, str):
+                yield ".".join((*path, key)), value
+            else:
+                yield from _dataset_references(value, (*path, str(key)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _dataset_references(value, (*path, str(index)))
+
+
+def annotated_splits(path: str | Path) -> list[tuple[str, str]]:
+    """(treebank, split) pairs a Study A stand-off annotation file points into, sorted.
+
+    The workflow reads them while it builds the DAG; ConfigError names the file when it cannot.
+    """
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            rows = csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t")
+            missing = {"treebank", "file_split"} - set(rows.fieldnames or ())
+            if missing:
                 raise ConfigError(
-                    f"{source}: {section}.{name}.dataset: unknown dataset {entry['dataset']!r} "
-                    f"(defined: {', '.join(sorted(datasets))})"
+                    f"{path}: no column {', '.join(sorted(missing))} (an annotation file's header starts "
+                    "treebank, file_split, sent_id)"
                 )
+            return sorted({(row["treebank"], row["file_split"]) for row in rows})
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such annotation file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 ({exc.reason})") from None
+
+
+def _check_treebank_split(config: dict[str, Any], value: str, key: str, source: str) -> None:
+    treebank, _, split = value.partition("/")
+    treebanks = config["treebanks"]
+    if treebank not in treebanks:
+        raise ConfigError(
+            f"{source}: {key}: unknown treebank {treebank!r} in {value!r} "
+            f"(defined: {', '.join(sorted(treebanks)) or 'none'})"
+        )
+    if split not in treebanks[treebank]["splits"]:
+        raise ConfigError(
+            f"{source}: {key}: treebank {treebank!r} has no {split!r} split in {value!r} "
+            f"(treebanks.{treebank}.splits: {', '.join(treebanks[treebank]['splits'])})"
+        )
+
+
+def _check_morph_cda(config: dict[str, Any], source: str) -> None:
+    """Study A's languages name treebank splits, corpora and an annotation file that must exist."""
+    morph_cda = config["studies"]["morph_cda"]
+    for lang, spec in morph_cda["languages"].items():
+        prefix = f"studies.morph_cda.languages.{lang}"
+        for field in ("train", "dev", "corpus_treebanks"):
+            for index, value in enumerate(spec.get(field, [])):
+                _check_treebank_split(config, value, f"{prefix}.{field}[{index}]", source)
+        for index, name in enumerate(spec.get("corpora", [])):
+            if name not in config["corpora"]:
+                raise ConfigError(
+                    f"{source}: {prefix}.corpora[{index}]: unknown corpus {name!r} "
+                    f"(defined: {', '.join(sorted(config['corpora'])) or 'none'})"
+                )
+        if not morph_cda["enabled"]:
+            continue  # the annotation file is read only when the study runs
+        annotations = spec["annotations"]
+        if not Path(annotations).is_file():
+            raise ConfigError(f"{source}: {prefix}.annotations: no such file {annotations!r}")
+        try:
+            pairs = annotated_splits(annotations)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: {prefix}.annotations: {exc}") from None
+        for treebank, split in pairs:
+            try:
+                _check_treebank_split(config, f"{treebank}/{split}", f"{prefix}.annotations", source)
+            except ConfigError as exc:
+                raise ConfigError(f"{exc} (a row of {annotations})") from None
+
+
+def _check_references(config: dict[str, Any], source: str) -> None:
+    """Cross-field checks the schema cannot express: every name one entry gives for another exists."""
+    datasets = config["datasets"]
+    for key, name in _dataset_references({k: v for k, v in config.items() if k != "datasets"}, ()):
+        if name not in datasets:
+            raise ConfigError(f"{source}: {key}: unknown dataset {name!r} (defined: {', '.join(sorted(datasets))})")
     for name, entry in datasets.items():
         if not (entry.get("url") or entry.get("files") or entry.get("path")):
             raise ConfigError(f"{source}: datasets.{name}: needs one of url, files or path")
@@ -99,16 +179,19 @@ def _check_references(config: dict[str, Any], source: str) -> None:
         for key in ("wnc", "gap"):
             if not gap_subjective.get(key):
                 raise ConfigError(f"{source}: studies.gap_subjective.{key}: required when the study is enabled")
+    _check_morph_cda(config, source)
 
 
 def load(path: str | Path = DEFAULT_CONFIG) -> dict[str, Any]:
     """Read a YAML config file and validate it."""
     path = Path(path)
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             raw = yaml.safe_load(handle) or {}
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict):

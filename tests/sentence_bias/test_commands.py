@@ -78,6 +78,41 @@ def test_bias_score_tsv(workspace, capsys):
     assert "she" not in top  # gender words carry no bias
 
 
+def bias_score_args(workspace, **overrides):
+    paths = {"model": "model", "vectors": "vectors", "direction": "direction.npy", "words": "words.txt"}
+    paths.update(overrides)
+    return ["bias-score"] + [item for key, name in paths.items() for item in (f"--{key}", str(workspace / name))]
+
+
+def test_bias_score_reads_files_with_a_byte_order_mark(workspace, capsys):
+    text = "She likes the pink dress.\nThe football.\n"
+    (workspace / "plain.txt").write_text(text, encoding="utf-8")
+    (workspace / "marked.txt").write_text(text, encoding="utf-8-sig")
+    (workspace / "marked_words.txt").write_text("he\nshe\nman\nwoman\n", encoding="utf-8-sig")
+    assert main(bias_score_args(workspace, input="plain.txt")) == 0
+    expected = capsys.readouterr().out
+    assert expected.splitlines()[1].startswith("She likes the pink dress.\t")
+    assert main(bias_score_args(workspace, input="marked.txt", words="marked_words.txt")) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_bias_score_top_zero_lists_no_words(workspace, capsys):
+    (workspace / "in.txt").write_text("She likes the pink dress.\n")
+    assert main([*bias_score_args(workspace, input="in.txt"), "--top", "0"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("\t")
+
+
+def test_direction_that_is_not_an_npy_array_is_named(workspace, capsys):
+    (workspace / "in.txt").write_text("She likes the pink dress.\n")
+    (workspace / "direction.txt").write_text("0.1 0.2 0.3\n")
+    np.save(workspace / "matrix.npy", np.zeros((2, 6)))
+    assert main(bias_score_args(workspace, input="in.txt", direction="direction.txt")) == 2
+    err = capsys.readouterr().err
+    assert f"{workspace / 'direction.txt'}: not a NumPy .npy array" in err and "Traceback" not in err
+    assert main(bias_score_args(workspace, input="in.txt", direction="matrix.npy")) == 2
+    assert f"{workspace / 'matrix.npy'}: expected a 1-D float array" in capsys.readouterr().err
+
+
 def test_seat_on_demo_tests(workspace, capsys):
     tests = ROOT / "resources/demo/sentence_bias/seat"
     args = [

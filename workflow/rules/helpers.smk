@@ -54,13 +54,10 @@ def split_file(name):
 
 
 def annotated_split_files(lang):
-    """Treebank splits the language's annotations point into (read when the DAG is built)."""
-    import csv
-
-    path = MORPH["languages"][lang]["annotations"]
-    with open(path, encoding="utf-8") as handle:
-        rows = csv.DictReader((l for l in handle if not l.startswith("#")), delimiter="\t")
-        return sorted({f"results/common/treebanks/{r['treebank']}/{r['file_split']}.conllu" for r in rows})
+    """Treebank splits the language's annotations point into (read when the DAG is built; the
+    config validation has checked that the file exists and names defined splits)."""
+    pairs = cdaflow_config.annotated_splits(MORPH["languages"][lang]["annotations"])
+    return [f"results/common/treebanks/{treebank}/{split}.conllu" for treebank, split in pairs]
 
 
 def morph_cda_targets():

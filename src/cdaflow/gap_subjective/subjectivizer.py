@@ -21,7 +21,7 @@ import pandas as pd
 from cdaflow.gap_subjective.gleu import sentence_gleu
 from cdaflow.gap_subjective.thresholds import Thresholds, apply_thresholds
 
-__all__ = ["MANIFEST", "Subjectivizer", "load_fluency_scorer", "score_transfers", "write_manifest"]
+__all__ = ["MANIFEST", "Subjectivizer", "load_fluency_scorer", "read_manifest", "score_transfers", "write_manifest"]
 
 MANIFEST = "manifest.json"
 
@@ -103,6 +103,43 @@ def write_manifest(
     return manifest
 
 
+# What :func:`write_manifest` writes: key -> the JSON types its value may have.
+_MANIFEST_KEYS: dict[str, tuple[type, ...]] = {
+    "transfer": (str,),
+    "detector": (str,),
+    "detector_threshold": (int, float),
+    "fluency": (dict,),
+    "thresholds": (dict,),
+}
+
+
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A subjectivizer's ``manifest.json``, checked key by key; ValueError names the file and the key."""
+    path = Path(path)
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not valid UTF-8 ({error.reason})") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON: {error}") from None
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
+    missing = [key for key in _MANIFEST_KEYS if key not in manifest]
+    if missing:
+        raise ValueError(
+            f"{path}: missing key(s) {', '.join(missing)} (a subjectivizer manifest has {', '.join(_MANIFEST_KEYS)})"
+        )
+    for key, types in _MANIFEST_KEYS.items():
+        if not isinstance(manifest[key], types) or isinstance(manifest[key], bool):
+            raise ValueError(f"{path}: {key}: unexpected value {manifest[key]!r}")
+    fluency = manifest["fluency"]
+    if fluency.get("backend") not in ("hf", "lstm"):
+        raise ValueError(f"{path}: fluency.backend: expected 'hf' or 'lstm', found {fluency.get('backend')!r}")
+    if not isinstance(fluency.get("path", fluency.get("model")), str):
+        raise ValueError(f"{path}: fluency: needs a 'path' (a folder beside the manifest) or a 'model' (a Hub id)")
+    return manifest
+
+
 @dataclass
 class Subjectivizer:
     """A transfer model with the detector, fluency scorer and thresholds that judge its output."""
@@ -125,14 +162,18 @@ class Subjectivizer:
                 f"{manifest_path}: no subjectivizer manifest (the workflow writes "
                 "results/gap_subjective/subjectivizer/manifest.json)"
             )
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = read_manifest(manifest_path)
+        try:
+            thresholds = Thresholds.from_config(manifest["thresholds"])
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{manifest_path}: thresholds: {error}") from None
         fluency = manifest["fluency"]
         source = folder / fluency["path"] if "path" in fluency else fluency["model"]
         return cls(
             transferer=Transferer.from_model_dir(folder / manifest["transfer"], device=device),
             detector=Detector.load(folder / manifest["detector"], device=device),
             scorer=load_fluency_scorer(fluency["backend"], source, device=device),
-            thresholds=Thresholds.from_config(manifest["thresholds"]),
+            thresholds=thresholds,
             detector_threshold=float(manifest["detector_threshold"]),
         )
 

@@ -69,7 +69,7 @@ def _parse_change(text: str, where: str, field_name: str) -> Change:
 def read_annotations(path: Path) -> list[Annotation]:
     """Read one annotation file (comments `#` and blank lines skipped)."""
     rows: list[Annotation] = []
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding="utf-8-sig", newline="") as handle:  # a byte-order mark is not part of the header
         lines = [(n, line) for n, line in enumerate(handle, 1) if line.strip() and not line.startswith("#")]
     if not lines:
         raise AnnotationError(f"{path}: no header")
