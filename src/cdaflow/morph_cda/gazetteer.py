@@ -75,7 +75,8 @@ class Gazetteer:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
                 if row and row[0].startswith("#"):
-                    comments.append("\t".join(row).lstrip("#").strip())
+                    if not rows:  # the header's comments are the provenance; later ones are notes
+                        comments.append("\t".join(row).lstrip("#").strip())
                 elif any(cell.strip() for cell in row):
                     rows.append((number, [cell.strip() for cell in row]))
         if not rows:
@@ -174,6 +175,8 @@ class Gazetteer:
         """
         if word["upos"] not in ("NOUN", "PROPN") or self.is_epicene(word):
             return None
+        if word["upos"] == "PROPN" and not word["form"].islower():
+            return None  # a name (China, Argentina, Hebrew דוד "David"), not a lower-case tagging slip
         form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
         feats = word["feats"] or {}
         gender, number = feats.get("Gender"), feats.get("Number")
@@ -310,6 +313,8 @@ def regular_plural(lang: str, singular: str, gender: str) -> str:
         return word
     if lang == "he":
         if gender == "Fem":
+            if word.endswith("ייה"):
+                return word[:-3] + "יות"  # יהודייה → יהודיות
             return (word[:-1] if word.endswith(("ה", "ת")) else word) + "ות"  # תלמידה → תלמידות
         if word.endswith("ה"):
             return word[:-1] + "ים"  # מורה → מורים

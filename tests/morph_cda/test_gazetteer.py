@@ -1,0 +1,181 @@
+"""Gazetteer kinds (pair, common, epicene), plural forms, provenance, and the shipped lists."""
+
+from pathlib import Path
+
+import pytest
+
+from cdaflow.io.conllu import parse_conllu_string
+from cdaflow.morph_cda.gazetteer import KINDS, Gazetteer, regular_plural
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "resources" / "morph_cda" / "gazetteers"
+
+LIST = """# A test list
+# second provenance line
+masculine\tfeminine\tenglish\tkind\tmasculine_plural\tfeminine_plural
+rey\treina\tking\tpair\treyes\treinas
+actor\tactriz\tactor\tpair\tactores\tactrices
+hijo\thija\tson\t\thijos\thijas
+periodista\tperiodista\tjournalist\tcommon\tperiodistas\tperiodistas
+\tpersona\tperson\tepicene\t\tpersonas
+individuo\t\tindividual\tepicene\tindividuos\t
+"""
+
+
+def word(form, lemma, feats="", upos="NOUN", id_=1, head=0, deprel="root"):
+    return {
+        "id": id_,
+        "form": form,
+        "lemma": lemma,
+        "upos": upos,
+        "feats": dict(f.split("=") for f in feats.split("|")) if feats else None,
+        "head": head,
+        "deprel": deprel,
+    }
+
+
+@pytest.fixture
+def gazetteer(tmp_path):
+    path = tmp_path / "es.tsv"
+    path.write_text(LIST, encoding="utf-8")
+    return Gazetteer.read(path)
+
+
+def test_kinds_and_provenance(gazetteer):
+    assert gazetteer.counts() == {"pair": 3, "common": 1, "epicene": 2}
+    assert gazetteer.source == ["read from es.tsv", "A test list", "second provenance line"]
+    assert gazetteer.to_fem["rey"] == "reina" and gazetteer.to_masc["actriz"] == "actor"
+
+
+@pytest.mark.parametrize(
+    "form, lemma, feats, expected",
+    [
+        ("hijo", "hijo", "Gender=Masc|Number=Sing", ("hija", "Fem", "hija")),
+        ("hijas", "hijo", "Gender=Fem|Number=Plur", ("hijo", "Masc", "hijos")),
+        ("reyes", "rey", "Gender=Masc|Number=Plur", ("reina", "Fem", "reinas")),
+        ("actores", "actor", "Gender=Masc|Number=Plur", ("actriz", "Fem", "actrices")),
+        ("actrices", "actriz", "Gender=Fem|Number=Plur", ("actor", "Masc", "actores")),
+        # a plural form the tagger lemmatised wrongly is still found by its form
+        ("reinas", "reinas", "", ("rey", "Masc", "reyes")),
+        # common gender: the noun stays, the gender follows its Gender feature
+        ("periodista", "periodista", "Gender=Fem|Number=Sing", ("periodista", "Masc", "periodista")),
+        ("periodistas", "periodista", "Gender=Masc|Number=Plur", ("periodista", "Fem", "periodistas")),
+    ],
+)
+def test_lookup(gazetteer, form, lemma, feats, expected):
+    found = gazetteer.lookup(word(form, lemma, feats))
+    assert (found.lemma, found.gender, found.form) == expected
+
+
+def test_epicene_nouns_never_change(gazetteer):
+    for form, lemma in (("persona", "persona"), ("personas", "persona"), ("individuos", "individuo")):
+        assert gazetteer.lookup(word(form, lemma, "Gender=Fem")) is None
+        assert gazetteer.is_epicene(word(form, lemma))
+    assert not gazetteer.is_epicene(word("hijo", "hijo"))
+
+
+def test_common_gender_from_its_determiner(gazetteer):
+    (sentence,) = parse_conllu_string(
+        "1\tLa\tel\tDET\t_\tGender=Fem|Number=Sing\t2\tdet\t_\t_\n"
+        "2\tperiodista\tperiodista\tNOUN\t_\tNumber=Sing\t3\tnsubj\t_\t_\n"
+        "3\tllegó\tllegar\tVERB\t_\t_\t0\troot\t_\t_\n\n"
+    )
+    noun = sentence[1]
+    assert gazetteer.lookup(noun, sentence).gender == "Masc"  # "la periodista" is feminine
+    assert gazetteer.lookup(noun).gender == "Fem"  # without context: taken as masculine
+
+
+def test_without_plural_columns_plurals_are_reinflected(tmp_path):
+    path = tmp_path / "old.tsv"
+    path.write_text("masculine\tfeminine\tenglish\nniño\tniña\tchild\n", encoding="utf-8")
+    found = Gazetteer.read(path).lookup(word("niños", "niño", "Gender=Masc|Number=Plur"))
+    assert (found.lemma, found.form) == ("niña", None)
+
+
+def test_write_keeps_everything(gazetteer, tmp_path):
+    gazetteer.write(tmp_path / "out.tsv")
+    again = Gazetteer.read(tmp_path / "out.tsv")
+    assert again.plurals == gazetteer.plurals and again.epicene == gazetteer.epicene
+    assert again.common == gazetteer.common and again.to_fem == gazetteer.to_fem
+    assert again.source[1:] == gazetteer.source  # the provenance travels with it
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ("niño\tniña\tchild\tboth\t\t", "row 2: kind 'both' is not one of pair, common, epicene"),
+        ("\tpersona\tperson\tepicene\t\t\nx\ty\t\tepicene\t\t", "row 3: an epicene noun fills only"),
+        ("líder\tlídera\tleader\tcommon\t\t", "row 2: a common-gender noun has one form"),
+        ("joven\tjoven\tyoung\tpair\t\t", "row 2: 'joven' is the same form for both genders"),
+        ("\t\t\t\treyes\t", "row 2: expected masculine and feminine"),
+    ],
+)
+def test_bad_rows_are_named(tmp_path, row, message):
+    path = tmp_path / "bad.tsv"
+    path.write_text("masculine\tfeminine\tenglish\tkind\tmasculine_plural\tfeminine_plural\n" + row + "\n")
+    with pytest.raises(ValueError, match=message):
+        Gazetteer.read(path)
+
+
+@pytest.mark.parametrize(
+    "lang, singular, gender, plural",
+    [
+        ("es", "hijo", "Masc", "hijos"),
+        ("es", "jugador", "Masc", "jugadores"),
+        ("es", "actriz", "Fem", "actrices"),
+        ("es", "anfitrión", "Masc", "anfitriones"),
+        ("es", "francés", "Masc", "franceses"),
+        ("es", "marroquí", "Masc", "marroquíes"),
+        ("fr", "acteur", "Masc", "acteurs"),
+        ("fr", "français", "Masc", "français"),
+        ("fr", "neveu", "Masc", "neveux"),
+        ("it", "figlio", "Masc", "figli"),
+        ("it", "attrice", "Fem", "attrici"),
+        ("it", "amica", "Fem", "amiche"),
+        ("it", "papà", "Masc", "papà"),
+        ("he", "תלמיד", "Masc", "תלמידים"),
+        ("he", "תלמידה", "Fem", "תלמידות"),
+        ("he", "מלך", "Masc", "מלכים"),
+        ("he", "סטודנטית", "Fem", "סטודנטיות"),
+        ("he", "יהודייה", "Fem", "יהודיות"),
+    ],
+)
+def test_regular_plurals(lang, singular, gender, plural):
+    assert regular_plural(lang, singular, gender) == plural
+
+
+def test_fill_plurals_keeps_hand_written_cells(tmp_path):
+    path = tmp_path / "list.tsv"
+    path.write_text(
+        "# provenance\nmasculine\tfeminine\tenglish\tkind\tmasculine_plural\tfeminine_plural\n"
+        "rey\treina\tking\tpair\treyes\t\nhijo\thija\tson\tpair\t\t\n",
+        encoding="utf-8",
+    )
+    assert Gazetteer.fill_plurals(path, "es") == 3
+    assert path.read_text(encoding="utf-8").splitlines()[2:] == [
+        "rey\treina\tking\tpair\treyes\treinas",
+        "hijo\thija\tson\tpair\thijos\thijas",
+    ]
+
+
+@pytest.mark.parametrize("lang", ["es", "fr", "it", "he"])
+def test_shipped_lists(lang):
+    """The default lists read cleanly, name their provenance, and cover every kind they claim."""
+    path = SHIPPED / f"{lang}.tsv"
+    gazetteer = Gazetteer.read(path)
+    assert len(gazetteer.source) > 3  # path + provenance lines
+    assert len(gazetteer) >= 150
+    text = path.read_text(encoding="utf-8").splitlines()
+    header = next(line for line in text if not line.startswith("#")).split("\t")
+    assert header[:6] == ["masculine", "feminine", "english", "kind", "masculine_plural", "feminine_plural"]
+    rows = [line.split("\t") for line in text[text.index("\t".join(header)) + 1 :] if not line.startswith("#")]
+    assert all(len(row) == 6 and row[3] in KINDS for row in rows)
+    assert all(row[4] or row[5] for row in rows)  # every plural written out
+    # no form is both a masculine and a feminine of different pairs
+    clash = set(gazetteer.to_fem) & set(gazetteer.to_masc) - gazetteer.common
+    assert not clash, clash
+
+
+def test_names_are_not_nouns(gazetteer):
+    assert gazetteer.lookup(word("Reina", "Reina", "", upos="PROPN")) is None  # a name
+    assert gazetteer.lookup(word("reina", "reina", "", upos="PROPN")).lemma == "rey"  # a tagging slip
