@@ -380,8 +380,14 @@ def restore_logging(monkeypatch):
 
 def test_results_readme_script_writes_the_readme(synthetic, tmp_path, restore_logging):
     results, _ = synthetic
+    claims = write(
+        results / "claims.tsv",
+        "id\tstudy\tclaim\tpaper_value\tpaper_source\tours\ttest\tscale\tverdict\treason\ttables\n"
+        "A6\tmorph_cda\tSpanish reinflection above 93 %\t97.78\tTable 1\t\tours > reference\tdemo\t"
+        "not computable here\tresults/x.tsv is missing\tx.tsv\n",
+    )
     smk = SimpleNamespace(
-        input=SimpleNamespace(catalogue=str(tmp_path / "catalogue.yaml")),
+        input=SimpleNamespace(catalogue=str(tmp_path / "catalogue.yaml"), claims=str(claims)),
         output=SimpleNamespace(readme=str(results / "README.md")),
         params=SimpleNamespace(scale="demo", config_name="config.yaml", disabled_studies=[]),
         log=[str(tmp_path / "logs" / "results_readme.log")],
@@ -393,8 +399,13 @@ def test_results_readme_script_writes_the_readme(synthetic, tmp_path, restore_lo
     runpy.run_path(str(ROOT / "workflow" / "scripts" / "results_readme.py"), init_globals={"snakemake": smk})
     written = (results / "README.md").read_text(encoding="utf-8")
     assert written == render_readme(
-        results, load_catalogue(tmp_path / "catalogue.yaml"), scale="demo", config_name="config.yaml"
+        results,
+        load_catalogue(tmp_path / "catalogue.yaml"),
+        scale="demo",
+        config_name="config.yaml",
+        claims=pd.read_csv(claims, sep="\t", keep_default_na=False),
     )
+    assert "| A6 | Spanish reinflection above 93 % | 97.78 |  | demo | not computable here: results/x.tsv is missing |" in written
     assert not list(results.glob(".README.md.*"))  # the atomic writer's temporary file is gone
     assert "rule results_readme done" in (tmp_path / "logs" / "results_readme.log").read_text(encoding="utf-8")
 
@@ -473,3 +484,35 @@ def test_project_catalogue_renders_an_empty_results_folder(tmp_path):
     text = render_readme(tmp_path, catalogue, scale="paper", config_name="config/paper.yaml")
     assert f"- Files listed: 0; catalogued entries not produced: {len(catalogue.entries)}" in text
     assert text.count("\n- `") == len(catalogue.entries)
+
+
+def test_claims_ledger_is_the_first_section(synthetic, tmp_path):
+    from cdaflow.claims import ledger_table, load_claims
+
+    results, catalogue = synthetic
+    claims = write(
+        tmp_path / "claims.yaml",
+        """
+        paper_values:
+          morph_cda:
+            es: {value: 97.78, source: "Table 1, Spanish"}
+        claims:
+          - id: A6
+            study: morph_cda
+            claim: Spanish reinflection accuracy above 93 %
+            paper: [morph_cda.es]
+            check: {left: {table: morph_cda/es/reinflection.tsv, column: heldout_accuracy}, op: ">", right: 93}
+          - id: A7
+            study: morph_cda
+            claim: Hebrew reinflection accuracy above 93 %
+            check: {left: {table: morph_cda/he/reinflection.tsv, column: heldout_accuracy}, op: ">", right: 93}
+        """,
+    )
+    ledger = ledger_table(results, load_claims(claims), scale="demo")
+    text = render_readme(results, catalogue, scale="demo", config_name="config.yaml", claims=ledger)
+    section = text.index("## The papers' claims, checked")
+    assert section < text.index("## ", text.index("- Files listed")) + 1  # before every study's section
+    assert section < min(text.index(f"## {heading}") for heading in catalogue.studies.values() if f"## {heading}" in text)
+    assert "| A6 | Spanish reinflection accuracy above 93 % | 97.78 | 55.56 (heldout_accuracy) vs 93 | demo | does not hold |" in text
+    assert "results/morph_cda/he/reinflection.tsv is missing" in text
+    assert "## The papers' claims" not in render_readme(results, catalogue, scale="demo", config_name="config.yaml")

@@ -412,8 +412,11 @@ def render_readme(
     scale: str,
     config_name: str,
     disabled_studies: Collection[str] = (),
+    claims: pd.DataFrame | None = None,
 ) -> str:
     """Markdown of results/README.md for the files under `results_dir` (read, never written).
+
+    `claims`, the ledger of :mod:`cdaflow.claims`, becomes the README's first section.
 
     Per study: each catalogued file that exists (link relative to `results_dir`, title, the paper's
     table or figure, the scale its `scale` column records, "ours vs paper" for paired columns,
@@ -462,4 +465,8 @@ def render_readme(
             log.warning("%s: %s", relative, problem)
         header += ["", f"> **WARNING: {len(problems)} problem(s) in files of this folder:**", ">"]
         header += [f"> - `{relative}`: {problem}" for relative, problem in problems]
+    if claims is not None:
+        from cdaflow.claims import render_section
+
+        sections.insert(0, render_section(claims).rstrip("\n"))
     return "\n".join(header) + "\n\n" + "\n\n".join(sections) + "\n"

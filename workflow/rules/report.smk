@@ -1,12 +1,31 @@
 # What a reader opens first: results/README.md, every catalogued table and figure with the paper's
 # number beside ours and the scale that produced it (`snakemake --report` gives the HTML report).
-# Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/reporting.py.
+# Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/reporting.py. The claims ledger
+# (results/claims.tsv, first section of the README): resources/claims.yaml, src/cdaflow/claims.py.
+
+
+rule claims:
+    """results/claims.tsv: every headline claim of the four papers, with the verdict computed from this run's tables."""
+    input:
+        claims="resources/claims.yaml",
+        targets=all_targets(),
+    output:
+        ledger=report("results/claims.tsv", caption="../report/claims.rst", category="Claims"),
+    log:
+        "logs/common/claims.log",
+    params:
+        scale=config["scale"],
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/claims.py"
 
 
 rule results_readme:
-    """results/README.md: every catalogued table and figure, ours beside the paper's, and the scale that made it."""
+    """results/README.md: the claims ledger first, then every catalogued table and figure, ours beside the paper's."""
     input:
         catalogue="workflow/report/catalogue.yaml",
+        claims="results/claims.tsv",
         targets=all_targets(),
     output:
         readme="results/README.md",

@@ -1,8 +1,9 @@
-"""results/README.md: every catalogued table and figure, ours beside the paper's (rule results_readme)."""
+"""results/README.md: the claims ledger, then every catalogued table and figure, ours beside the paper's (rule results_readme)."""
 
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
+from cdaflow.io.tables import read_tsv
 from cdaflow.reporting import load_catalogue, render_readme
 from cdaflow.runtime import rule_context
 
@@ -12,8 +13,14 @@ with rule_context(snakemake) as log:  # noqa: F821
     catalogue = load_catalogue(smk.input.catalogue)
     readme = Path(smk.output.readme)
     # Links in the README are relative to the folder it lands in (results/).
+    claims = read_tsv(smk.input.claims, text_columns=("ours", "reason", "paper_value", "scale"))
     text = render_readme(
-        readme.parent, catalogue, scale=p.scale, config_name=p.config_name, disabled_studies=p.disabled_studies
+        readme.parent,
+        catalogue,
+        scale=p.scale,
+        config_name=p.config_name,
+        disabled_studies=p.disabled_studies,
+        claims=claims,
     )
     with atomic_file(readme) as handle:
         handle.write(text)

@@ -1,0 +1,400 @@
+"""The claims ledger: the four papers' headline claims, checked against this run's result tables.
+
+``resources/claims.yaml`` holds the data (nothing here knows a number of a paper):
+
+* ``paper_values``: every paper number a claim quotes, per study, with its source (table, row,
+  column or section). Keys are ``<study>.<name>``; a value is a number or, for findings the paper
+  states only in words or in a figure, ``text``.
+* ``claims``: one entry per claim: ``id``, ``study``, ``claim`` (in words), ``paper`` (keys of
+  ``paper_values`` to print as the paper's figures), ``check`` and optionally ``missing_table``
+  (why its table may be absent, e.g. an optional stage) and ``missing`` (why its row, column or
+  cell may be absent, e.g. a model that needs a dataset only available at paper scale).
+
+A check compares two operands: ``left``, an ``op`` and ``right`` (and ``target`` for
+``closer_to``). Operands are a number, ``{paper: <key>}``, or a cell of a result table:
+``{table: <path under results/>, where: {column: value or [values]}, column: <name>,
+aggregate: mean|min|max}`` (without ``aggregate`` exactly one row must match). Ops:
+
+* ``>``, ``<``: strictly greater / less (a direction claim);
+* ``>=``, ``<=``: not less / not more, allowing ``tolerance`` the wrong way;
+* ``within``: ``|left - right| <= tolerance`` (magnitudes: "within 1 point", "near 0.685");
+* ``closer_to``: ``|left - target| < |right - target|``.
+
+The verdict is computed: ``holds``, ``does not hold``, or ``not computable here`` with the reason
+(the missing file, row or cell, and the claim's ``missing`` note).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+__all__ = [
+    "HOLDS",
+    "NOT_COMPUTABLE",
+    "NOT_HOLDS",
+    "Claim",
+    "ClaimsError",
+    "Ledger",
+    "evaluate",
+    "ledger_table",
+    "load_claims",
+    "render_section",
+]
+
+HOLDS, NOT_HOLDS, NOT_COMPUTABLE = "holds", "does not hold", "not computable here"
+OPS = (">", "<", ">=", "<=", "within", "closer_to")
+AGGREGATES = {"mean": "mean", "min": "min", "max": "max"}
+LEDGER_COLUMNS = (
+    "id", "study", "claim", "paper_value", "paper_source", "ours", "test", "scale", "verdict", "reason", "tables",
+)
+
+
+class ClaimsError(ValueError):
+    """The claims file is malformed; the message names the file, claim and field."""
+
+
+class NotComputable(Exception):
+    """An operand cannot be read from this run's tables (the message says why)."""
+
+    def __init__(self, message: str, *, table_missing: bool = False):
+        super().__init__(message)
+        self.table_missing = table_missing
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    study: str
+    claim: str
+    check: Mapping[str, Any]
+    paper: tuple[str, ...] = ()
+    missing: str = ""
+    missing_table: str = ""
+
+
+@dataclass(frozen=True)
+class Ledger:
+    paper_values: Mapping[str, Mapping[str, Any]]
+    claims: tuple[Claim, ...]
+    source: str = ""
+
+
+def _operand_errors(operand: Any, where: str, paper_values: Mapping[str, Any]) -> list[str]:
+    if isinstance(operand, bool):
+        return [f"{where}: a boolean is not a number"]
+    if isinstance(operand, (int, float)):
+        return []
+    if not isinstance(operand, Mapping):
+        return [f"{where}: expected a number, {{paper: key}} or {{table, where, column}}"]
+    if "paper" in operand:
+        key = operand["paper"]
+        if key not in paper_values:
+            return [f"{where}.paper: unknown paper value {key!r}"]
+        if not isinstance(paper_values[key].get("value"), (int, float)):
+            return [f"{where}.paper: {key!r} has no numeric value"]
+        return []
+    problems = [f"{where}: field {name} is missing" for name in ("table", "column") if not operand.get(name)]
+    unknown = set(operand) - {"table", "where", "column", "aggregate"}
+    if unknown:
+        problems.append(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    if "where" in operand and not isinstance(operand["where"], Mapping):
+        problems.append(f"{where}.where: expected a mapping column -> value")
+    if "aggregate" in operand and operand["aggregate"] not in AGGREGATES:
+        problems.append(f"{where}.aggregate: {operand['aggregate']!r} is not one of {', '.join(AGGREGATES)}")
+    return problems
+
+
+def load_claims(path: str | Path) -> Ledger:
+    """The paper values and claims of `path`, checked; a malformed file raises :class:`ClaimsError`."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ClaimsError(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(data, Mapping) or not isinstance(data.get("claims"), list):
+        raise ClaimsError(f"{path}: expected a mapping with `paper_values` and a list `claims`")
+    paper_values: dict[str, dict[str, Any]] = {}
+    for study, values in (data.get("paper_values") or {}).items():
+        for name, entry in (values or {}).items():
+            key = f"{study}.{name}"
+            if not isinstance(entry, Mapping) or not entry.get("source") or ("value" not in entry and "text" not in entry):
+                raise ClaimsError(f"{path}: paper_values.{key}: needs `source` and `value` (or `text`)")
+            paper_values[key] = dict(entry)
+    claims, problems, seen = [], [], set()
+    for number, entry in enumerate(data["claims"], start=1):
+        ident = entry.get("id") if isinstance(entry, Mapping) else None
+        where = f"{path}: claim {ident or f'#{number}'}"
+        if not isinstance(entry, Mapping):
+            problems.append(f"{where}: expected a mapping")
+            continue
+        for name in ("id", "study", "claim", "check"):
+            if not entry.get(name):
+                problems.append(f"{where}: field {name} is missing")
+        if ident in seen:
+            problems.append(f"{where}: field id: repeated")
+        seen.add(ident)
+        unknown = set(entry) - {"id", "study", "claim", "paper", "check", "missing", "missing_table"}
+        if unknown:
+            problems.append(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+        for key in entry.get("paper") or ():
+            if key not in paper_values:
+                problems.append(f"{where}: field paper: unknown paper value {key!r}")
+        check = entry.get("check") or {}
+        if not isinstance(check, Mapping):
+            problems.append(f"{where}: field check: expected a mapping")
+            continue
+        op = check.get("op")
+        if op not in OPS:
+            problems.append(f"{where}: field check.op: {op!r} is not one of {', '.join(OPS)}")
+        operands = ("left", "right", "target") if op == "closer_to" else ("left", "right")
+        for name in operands:
+            if name not in check:
+                problems.append(f"{where}: field check.{name} is missing")
+            else:
+                problems += _operand_errors(check[name], f"{where}: field check.{name}", paper_values)
+        tolerance = check.get("tolerance", 0)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or tolerance < 0:
+            problems.append(f"{where}: field check.tolerance: expected a number >= 0")
+        if problems:
+            continue
+        claims.append(
+            Claim(
+                id=str(ident), study=str(entry["study"]), claim=" ".join(str(entry["claim"]).split()),
+                check=check, paper=tuple(entry.get("paper") or ()), missing=" ".join(str(entry.get("missing", "")).split()),
+                missing_table=" ".join(str(entry.get("missing_table", "")).split()),
+            )
+        )
+    if problems:
+        raise ClaimsError("\n".join(problems))
+    return Ledger(paper_values, tuple(claims), str(path))
+
+
+@dataclass
+class _Tables:
+    """Result tables read once each, as text (numbers are converted where a cell is used)."""
+
+    results_dir: Path
+    cache: dict[str, pd.DataFrame | None] = field(default_factory=dict)
+    used: list[str] = field(default_factory=list)
+
+    def get(self, relative: str) -> pd.DataFrame:
+        if relative not in self.used:
+            self.used.append(relative)
+        if relative not in self.cache:
+            path = self.results_dir / relative
+            self.cache[relative] = (
+                pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False) if path.is_file() else None
+            )
+        table = self.cache[relative]
+        if table is None:
+            raise NotComputable(f"results/{relative} is missing", table_missing=True)
+        return table
+
+
+def _matches(column: pd.Series, wanted: Any) -> pd.Series:
+    values = wanted if isinstance(wanted, list) else [wanted]
+    return column.isin([str(value) for value in values])
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _operand(operand: Any, tables: _Tables, paper_values: Mapping[str, Mapping[str, Any]]) -> float:
+    if isinstance(operand, (int, float)):
+        return float(operand)
+    if "paper" in operand:
+        return float(paper_values[operand["paper"]]["value"])
+    relative, column = operand["table"], operand["column"]
+    table = tables.get(relative)
+    selector = ", ".join(f"{k}={v}" for k, v in (operand.get("where") or {}).items()) or "any row"
+    for name in [*(operand.get("where") or {}), column]:
+        if name not in table.columns:
+            raise NotComputable(f"results/{relative} has no column {name}")
+    chosen = table
+    for name, wanted in (operand.get("where") or {}).items():
+        chosen = chosen[_matches(chosen[name], wanted)]
+    if chosen.empty:
+        raise NotComputable(f"results/{relative} has no row {selector}")
+    values = chosen[column].map(_number)
+    aggregate = operand.get("aggregate")
+    if aggregate is None:
+        if len(values) > 1:
+            raise NotComputable(f"results/{relative}: {len(values)} rows match {selector}, the claim needs one")
+        value = values.iloc[0]
+    else:
+        if values.isna().any():
+            raise NotComputable(f"results/{relative}: an empty {column} among the rows {selector}")
+        value = getattr(values, AGGREGATES[aggregate])()
+    if math.isnan(value):
+        raise NotComputable(f"results/{relative}: {column} is empty at {selector}")
+    return float(value)
+
+
+def _describe(check: Mapping[str, Any]) -> str:
+    op, tolerance = check["op"], check.get("tolerance", 0)
+    if op == "within":
+        return f"|ours - reference| <= {tolerance:g}"
+    if op == "closer_to":
+        return "ours closer to the target than the reference"
+    slack = f" (tolerance {tolerance:g})" if tolerance and op in (">=", "<=") else ""
+    return f"ours {op} reference{slack}"
+
+
+def _holds(check: Mapping[str, Any], left: float, right: float, target: float | None) -> bool:
+    op, tolerance = check["op"], float(check.get("tolerance", 0))
+    if op == ">":
+        return left > right
+    if op == "<":
+        return left < right
+    if op == ">=":
+        return left >= right - tolerance
+    if op == "<=":
+        return left <= right + tolerance
+    if op == "within":
+        return abs(left - right) <= tolerance
+    assert target is not None
+    return abs(left - target) < abs(right - target)
+
+
+def _format(value: float) -> str:
+    return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.3e}"
+
+
+def _side(operand: Any, value: float) -> str:
+    """`value` with what it is: a bare number for constants, else the table's selection."""
+    if isinstance(operand, Mapping) and "table" in operand:
+        where = ", ".join(f"{v if not isinstance(v, list) else '/'.join(map(str, v))}" for v in (operand.get("where") or {}).values())
+        label = f"{where} {operand['column']}".strip()
+        if operand.get("aggregate"):
+            label = f"{operand['aggregate']} {label}"
+        return f"{_format(value)} ({label})"
+    return _format(value)
+
+
+def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str = "") -> dict[str, str]:
+    """One ledger row: the claim, the paper's figures, ours, the verdict and its reason."""
+    tables = _Tables(Path(results_dir))
+    paper_parts = []
+    for key in claim.paper:
+        entry = ledger.paper_values[key]
+        paper_parts.append(str(entry["value"]) if "value" in entry else str(entry["text"]))
+    row = {
+        "id": claim.id,
+        "study": claim.study,
+        "claim": claim.claim,
+        "paper_value": " vs ".join(paper_parts),
+        "paper_source": "; ".join(str(ledger.paper_values[key]["source"]) for key in claim.paper),
+        "ours": "",
+        "test": _describe(claim.check),
+        "scale": scale,
+        "verdict": "",
+        "reason": "",
+        "tables": "",
+    }
+    check = claim.check
+    try:
+        left = _operand(check["left"], tables, ledger.paper_values)
+        right = _operand(check["right"], tables, ledger.paper_values)
+        target = _operand(check["target"], tables, ledger.paper_values) if check["op"] == "closer_to" else None
+    except NotComputable as exc:
+        row["verdict"] = NOT_COMPUTABLE
+        note = claim.missing_table if exc.table_missing else claim.missing
+        row["reason"] = str(exc) + (f": {note}" if note else "")
+    else:
+        holds = _holds(check, left, right, target)
+        row["verdict"] = HOLDS if holds else NOT_HOLDS
+        ours = f"{_side(check['left'], left)} vs {_side(check['right'], right)}"
+        if target is not None:
+            ours += f"; target {_format(target)}"
+        row["ours"] = ours
+    row["tables"] = ", ".join(tables.used)
+    scales = sorted(
+        {
+            value
+            for table in tables.cache.values()
+            if table is not None and "scale" in table.columns
+            for value in table["scale"].unique()
+            if value
+        }
+    )
+    if scales:
+        row["scale"] = ",".join(scales)
+    return row
+
+
+def ledger_table(results_dir: str | Path, ledger: Ledger, scale: str = "") -> pd.DataFrame:
+    """Every claim of `ledger` checked against the tables under `results_dir`."""
+    rows = [evaluate(claim, results_dir, ledger, scale) for claim in ledger.claims]
+    return pd.DataFrame(rows, columns=list(LEDGER_COLUMNS))
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ") if text is not None and text == text else ""
+
+
+def render_section(table: pd.DataFrame, *, link: str = "claims.tsv") -> str:
+    """Markdown section "The papers' claims, checked" for the top of results/README.md."""
+    counts = table["verdict"].value_counts()
+    summary = ", ".join(f"{int(counts.get(v, 0))} {v}" for v in (HOLDS, NOT_HOLDS, NOT_COMPUTABLE))
+    lines = [
+        "## The papers' claims, checked",
+        "",
+        f"{len(table)} headline claims of the four papers, each checked against this run's tables "
+        f"([`{link}`]({link}); claims, tolerances and the cells they read: `resources/claims.yaml`). "
+        f"Verdicts are computed, never typed: {summary}. A claim checked at demo or validation scale "
+        "says what these small runs show, not what the paper's full-scale run would.",
+        "",
+        "| id | claim | paper | ours | scale | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    for _, row in table.iterrows():
+        verdict = row["verdict"] if row["verdict"] != NOT_COMPUTABLE else f"{row['verdict']}: {row['reason']}"
+        verdict = f"**{verdict}**" if row["verdict"] == HOLDS else verdict
+        lines.append(
+            "| "
+            + " | ".join(_cell(v) for v in (row["id"], row["claim"], row["paper_value"], row["ours"], row["scale"], verdict))
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Check the papers' claims against a results folder.")
+    parser.add_argument("--results", type=Path, default=Path("results"), help="the results folder to read")
+    parser.add_argument("--claims", type=Path, default=Path("resources/claims.yaml"))
+    parser.add_argument("--scale", default="", help="the run's scale, when a table has no scale column")
+    parser.add_argument("--output", type=Path, help="write the ledger TSV here (default: stdout)")
+    args = parser.parse_args(argv)
+    if not args.results.is_dir():
+        print(f"--results {args.results}: no such folder", file=sys.stderr)
+        return 2
+    try:
+        ledger = load_claims(args.claims)
+    except ClaimsError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    table = ledger_table(args.results, ledger, args.scale)
+    if args.output:
+        from cdaflow.io.tables import write_tsv_atomic
+
+        write_tsv_atomic(table, args.output)
+    else:
+        table.to_csv(sys.stdout, sep="\t", index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,215 @@
+"""The claims ledger: verdicts computed from small hand-made result tables."""
+
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cdaflow.claims import (
+    HOLDS,
+    NOT_COMPUTABLE,
+    NOT_HOLDS,
+    ClaimsError,
+    ledger_table,
+    load_claims,
+    main,
+    render_section,
+)
+
+CLAIMS = textwrap.dedent(
+    """
+    paper_values:
+      demo:
+        lin: {value: 82.29, source: "Table 3, LIN"}
+        base: {value: 67.23, source: "Table 3, BASE"}
+        f1: {value: 0.685, source: "§3.2.1"}
+        words: {text: "not lower", source: "Fig. 4"}
+    claims:
+      - id: X1
+        study: demo
+        claim: LIN above BASE
+        paper: [demo.lin, demo.base]
+        check:
+          left: {table: a/intrinsic.tsv, where: {model: LIN}, column: tag_f1}
+          op: ">"
+          right: {table: a/intrinsic.tsv, where: {model: BASE}, column: tag_f1}
+      - id: X2
+        study: demo
+        claim: NN within 1 point of LIN
+        check:
+          left: {table: a/intrinsic.tsv, where: {model: NN}, column: tag_f1}
+          op: within
+          right: {table: a/intrinsic.tsv, where: {model: LIN}, column: tag_f1}
+          tolerance: 1.0
+      - id: X3
+        study: demo
+        claim: F1 near the paper's
+        paper: [demo.f1]
+        check: {left: {table: c/detector.tsv, column: f1}, op: within, right: {paper: demo.f1}, tolerance: 0.05}
+      - id: X4
+        study: demo
+        claim: bias closer to 1 on the new set
+        check:
+          left: {table: c/bench.tsv, where: {dataset: new}, column: bias}
+          op: closer_to
+          right: {table: c/bench.tsv, where: {dataset: old}, column: bias}
+          target: 1
+      - id: X5
+        study: demo
+        claim: mean over languages not lower
+        paper: [demo.words]
+        check:
+          left: {table: a/extrinsic.tsv, where: {corpus: mrf, lang: [es, it]}, column: g, aggregate: mean}
+          op: ">="
+          right: {table: a/extrinsic.tsv, where: {corpus: original}, column: g, aggregate: mean}
+          tolerance: 0.1
+      - id: X6
+        study: demo
+        claim: a table this run does not make
+        check: {left: {table: d/missing.tsv, column: x}, op: ">", right: 0}
+        missing_table: "an optional stage"
+      - id: X7
+        study: demo
+        claim: a model this run does not train
+        check: {left: {table: a/intrinsic.tsv, where: {model: W2V}, column: tag_f1}, op: ">", right: 0}
+        missing: "needs the GoogleNews vectors"
+    """
+)
+
+
+def _write(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(path, sep="\t", index=False)
+
+
+@pytest.fixture()
+def setup(tmp_path):
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(CLAIMS, encoding="utf-8")
+    results = tmp_path / "results"
+    _write(results / "a/intrinsic.tsv", [
+        {"scale": "demo", "model": "BASE", "tag_f1": 60.0},
+        {"scale": "demo", "model": "LIN", "tag_f1": 70.0},
+        {"scale": "demo", "model": "NN", "tag_f1": 71.5},
+    ])
+    _write(results / "c/detector.tsv", [{"f1": 0.70}])
+    _write(results / "c/bench.tsv", [{"dataset": "new", "bias": 0.99}, {"dataset": "old", "bias": 1.02}])
+    _write(results / "a/extrinsic.tsv", [
+        {"lang": "es", "corpus": "original", "g": 2.0}, {"lang": "it", "corpus": "original", "g": 3.0},
+        {"lang": "es", "corpus": "mrf", "g": 2.2}, {"lang": "it", "corpus": "mrf", "g": 2.7},
+        {"lang": "he", "corpus": "mrf", "g": -50.0},  # not among the languages the claim averages
+    ])
+    return claims, results
+
+
+def _verdicts(claims, results):
+    table = ledger_table(results, load_claims(claims), scale="validation")
+    return table.set_index("id")
+
+
+def test_verdicts_from_small_tables(setup):
+    table = _verdicts(*setup)
+    assert table.at["X1", "verdict"] == HOLDS
+    assert table.at["X1", "ours"] == "70 (LIN tag_f1) vs 60 (BASE tag_f1)"
+    assert table.at["X1", "paper_value"] == "82.29 vs 67.23"
+    assert table.at["X1", "paper_source"] == "Table 3, LIN; Table 3, BASE"
+    assert table.at["X1", "scale"] == "demo"  # the tables' own scale column
+    assert table.at["X2", "verdict"] == NOT_HOLDS  # 1.5 points apart
+    assert table.at["X3", "verdict"] == HOLDS  # 0.70 is within 0.05 of 0.685
+    assert table.at["X3", "scale"] == "validation"  # no scale column: the run's
+    assert table.at["X4", "verdict"] == HOLDS  # 0.01 from 1 against 0.02
+    assert table.at["X5", "verdict"] == HOLDS  # mean 2.45 against 2.5, tolerance 0.1
+    assert table.at["X5", "paper_value"] == "not lower"
+
+
+def test_a_missing_table_is_not_computable_and_named(setup):
+    table = _verdicts(*setup)
+    assert table.at["X6", "verdict"] == NOT_COMPUTABLE
+    assert table.at["X6", "reason"] == "results/d/missing.tsv is missing: an optional stage"
+    assert table.at["X6", "ours"] == ""
+    assert table.at["X7", "verdict"] == NOT_COMPUTABLE
+    assert table.at["X7", "reason"] == "results/a/intrinsic.tsv has no row model=W2V: needs the GoogleNews vectors"
+
+
+def test_verdict_follows_the_numbers(setup):
+    claims, results = setup
+    _write(results / "a/intrinsic.tsv", [
+        {"model": "BASE", "tag_f1": 75.0}, {"model": "LIN", "tag_f1": 70.0}, {"model": "NN", "tag_f1": 70.5},
+    ])
+    table = _verdicts(claims, results)
+    assert table.at["X1", "verdict"] == NOT_HOLDS and table.at["X2", "verdict"] == HOLDS
+    _write(results / "a/intrinsic.tsv", [{"model": "BASE", "tag_f1": ""}, {"model": "LIN", "tag_f1": 70.0}])
+    table = _verdicts(claims, results)
+    assert table.at["X1", "verdict"] == NOT_COMPUTABLE and "tag_f1 is empty at model=BASE" in table.at["X1", "reason"]
+
+
+def test_section_for_the_readme(setup):
+    text = render_section(_verdicts(*setup).reset_index())
+    assert text.startswith("## The papers' claims, checked")
+    assert "4 holds, 1 does not hold, 2 not computable here" in text
+    assert "| X6 | a table this run does not make |" in text and "results/d/missing.tsv is missing" in text
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("op: within", "op: about"), r"claim X2: field check.op: 'about' is not one of"),
+        (("paper: [demo.f1]", "paper: [demo.f2]"), r"claim X3: field paper: unknown paper value 'demo.f2'"),
+        (("right: {paper: demo.f1}", "right: {paper: demo.words}"), r"claim X3: field check.right.paper: 'demo.words' has no numeric"),
+        (("id: X2", "id: X1"), r"claim X1: field id: repeated"),
+        (("tolerance: 1.0", "tolerance: -1"), r"claim X2: field check.tolerance"),
+        (("aggregate: mean", "aggregate: median"), r"claim X5: field check.left.aggregate"),
+    ],
+)
+def test_malformed_claims_name_the_claim_and_field(tmp_path, edit, message):
+    path = tmp_path / "claims.yaml"
+    path.write_text(CLAIMS.replace(*edit, 1), encoding="utf-8")
+    with pytest.raises(ClaimsError, match=message):
+        load_claims(path)
+
+
+def test_project_claims_file_is_valid_and_large_enough():
+    ledger = load_claims(Path(__file__).parents[1] / "resources" / "claims.yaml")
+    assert len(ledger.claims) >= 24
+    assert {claim.study for claim in ledger.claims} == {"morph_cda", "regender", "gap_subjective", "sentence_bias"}
+    # Every paper value says where in the paper it comes from.
+    assert all(entry["source"] for entry in ledger.paper_values.values())
+
+
+def test_command_line_writes_the_ledger(setup, tmp_path, capsys):
+    claims, results = setup
+    out = tmp_path / "claims.tsv"
+    assert main(["--results", str(results), "--claims", str(claims), "--output", str(out)]) == 0
+    assert list(pd.read_csv(out, sep="\t")["verdict"])[:2] == [HOLDS, NOT_HOLDS]
+    assert main(["--results", str(tmp_path / "nowhere"), "--claims", str(claims)]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+
+def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, monkeypatch):
+    import logging
+    import runpy
+    from types import SimpleNamespace
+
+    claims, results = setup
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    handlers, level = logging.root.handlers[:], logging.root.level
+    smk = SimpleNamespace(
+        input=SimpleNamespace(claims=str(claims), targets=[]),
+        output=SimpleNamespace(ledger=str(results / "claims.tsv")),
+        params=SimpleNamespace(scale="demo"),
+        log=[str(tmp_path / "logs" / "claims.log")],
+        rule="claims",
+        wildcards={},
+        threads=1,
+        config={},
+    )
+    try:
+        runpy.run_path(str(Path(__file__).parents[1] / "workflow" / "scripts" / "claims.py"), init_globals={"snakemake": smk})
+    finally:
+        for handler in logging.root.handlers:
+            if handler not in handlers:
+                handler.close()
+        logging.root.handlers[:], _ = handlers, logging.root.setLevel(level)
+    written = pd.read_csv(results / "claims.tsv", sep="\t", keep_default_na=False).set_index("id")
+    assert written.at["X1", "verdict"] == HOLDS and written.at["X6", "verdict"] == NOT_COMPUTABLE
