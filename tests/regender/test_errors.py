@@ -83,3 +83,68 @@ def test_paper_layout_leaves_rules_out_of_silver_and_unstructured_sets():
     assert long.at[("unstructured", "re-genderable", "rules"), "per_word"] == 50.0  # 1 of 2 words
     assert long.at[("structured", "all", "nmt"), "in_paper_layout"]
     assert len(measured) == 3 * 3 * 2
+
+
+def test_workflow_script_applies_hand_revisions_before_scoring(tmp_path, monkeypatch):
+    import json
+    import logging
+    import runpy
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    records = {
+        "opensubs_test": [("t000001", "G", "Lo sé.", "La sé."), ("t000002", "G", "Estoy cansado.", "Estoy cansada.")],
+        "structured": [("s001", "G", "¿Está completo?", "¿Está completa?"), ("s040", "N", "Lo siento.", "Lo siento.")],
+    }
+    outputs = {  # every system says "Lo sé." unchanged: right only once the revision makes it neutral
+        "opensubs_test": ["Lo sé.", "Estoy cansada."],
+        "structured": ["¿Está completa?", "Lo siento."],
+    }
+    inputs = {"testsets": [], "nmt": [], "nmt_t": [], "nmt_at": [], "rules": []}
+    for name, rows in records.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "label": lab, "text": t, "variants": [v]}) + "\n"
+                                for i, lab, t, v in rows), encoding="utf-8")
+        inputs["testsets"].append(str(path))
+        for system in ("nmt", "nmt_t", "nmt_at", "rules"):
+            out = tmp_path / system / f"{name}.txt"
+            out.parent.mkdir(exist_ok=True)
+            out.write_text("\n".join(outputs[name]) + "\n", encoding="utf-8")
+            inputs[system].append(str(out))
+    revisions = tmp_path / "revisions.tsv"
+    revisions.write_text("test_set\tid\tvariant\tnote\nopensubs_test\tt000001\tLo sé.\tneuter lo\n", encoding="utf-8")
+
+    def run(revision_file):
+        smk = SimpleNamespace(
+            input=SimpleNamespace(**inputs, revisions=revision_file),
+            output=SimpleNamespace(table=str(tmp_path / "error_rates.tsv"), measured=str(tmp_path / "measured.tsv"),
+                                   examples=str(tmp_path / "examples.md")),
+            params=SimpleNamespace(testsets=list(records), silver=["opensubs_test"], rules_not_applicable=[],
+                                   scale="demo"),
+            log=[str(tmp_path / "errors.log")], rule="regender_errors", wildcards={}, threads=1, config={},
+        )
+        handlers, level = logging.root.handlers[:], logging.root.level
+        try:
+            runpy.run_path(str(Path(__file__).parents[2] / "workflow/scripts/regender_errors.py"),
+                           init_globals={"snakemake": smk})
+        finally:
+            for handler in logging.root.handlers:
+                if handler not in handlers:
+                    handler.close()
+            logging.root.handlers[:] = handlers
+            logging.root.setLevel(level)
+        return pd.read_csv(tmp_path / "measured.tsv", sep="\t").set_index(["test_set", "type", "system"])
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    unrevised = run([])
+    assert unrevised.at[("opensubs_test", "all", "nmt"), "errors"] == 1
+    assert unrevised.at[("opensubs_test", "all", "nmt"), "hand_revised"] == 0
+    revised = run(str(revisions))
+    assert revised.at[("opensubs_test", "all", "nmt"), "errors"] == 0
+    assert revised.at[("opensubs_test", "neutral", "nmt"), "sentences"] == 1  # the revision made it neutral
+    assert revised.at[("opensubs_test", "all", "nmt"), "hand_revised"] == 1
+    assert revised.at[("opensubs_test", "all", "nmt"), "reference"] == "silver (rule output)"
+    examples = (tmp_path / "examples.md").read_text(encoding="utf-8")
+    assert "## opensubs_test (silver: the references are the rules' own output), nmt" in examples
