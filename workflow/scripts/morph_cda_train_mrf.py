@@ -55,11 +55,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         Path(smk.output[0]),
         extra={
             "training": {
-                "epochs": result.epochs,
-                "converged": result.converged,
-                "seconds": round(result.seconds, 2),
-                "train_bits": result.train_bits,
-                "dev_bits": result.dev_bits,
+                **result.record(),  # no wall time: the log above has it
                 "settings": settings,
                 "seed": smk.params.seed,
             }

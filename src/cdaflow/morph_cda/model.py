@@ -269,8 +269,18 @@ class TrainingResult:
     epochs: int
     train_bits: list[float]
     dev_bits: list[float]
-    seconds: float
+    seconds: float  # for the log only: see record()
     converged: bool
+
+    def record(self) -> dict[str, Any]:
+        """What a saved model keeps of its training: all but the wall time, so identical runs
+        write identical model folders."""
+        return {
+            "epochs": self.epochs,
+            "converged": self.converged,
+            "train_bits": self.train_bits,
+            "dev_bits": self.dev_bits,
+        }
 
 
 def mean_bits(model: AgreementMRF, batches: Sequence[Batch]) -> float:

@@ -25,7 +25,7 @@ import time
 import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TypeAlias
 
@@ -449,10 +449,11 @@ LogFn: TypeAlias = Callable[[str], None]
 
 @dataclass
 class _TrainInfo:
+    """Saved in config.json: only what the data and seed decide (wall time goes to the log)."""
+
     epochs: int = 0
     best_epoch: int = 0
     best_dev_accuracy: float | None = None
-    seconds: float = 0.0
     history: list[dict[str, float]] = field(default_factory=list)
 
 
@@ -587,11 +588,7 @@ class Reinflector:
                 total_loss += float(nll.detach().sum())
                 total_chars += n_chars
             model.eval()
-            entry: dict[str, float] = {
-                "epoch": epoch,
-                "loss": total_loss / max(1, total_chars),
-                "seconds": time.perf_counter() - started,
-            }
+            entry: dict[str, float] = {"epoch": epoch, "loss": total_loss / max(1, total_chars)}
             message = f"epoch {epoch}/{epochs} loss/char {entry['loss']:.4f}"
             if dev:
                 self._cache.clear()
@@ -603,9 +600,8 @@ class Reinflector:
                     info.best_epoch = epoch
                     best_state = copy.deepcopy(model.state_dict())
             info.history.append(entry)
-            emit(f"{message} ({entry['seconds']:.1f} s)")
+            emit(f"{message} ({time.perf_counter() - started:.1f} s)")
         info.epochs = epochs
-        info.seconds = time.perf_counter() - started
         if best_state is not None:
             model.load_state_dict(best_state)
             emit(f"kept epoch {info.best_epoch} (dev acc {info.best_dev_accuracy:.4f})")
@@ -771,6 +767,10 @@ class Reinflector:
         except (OSError, ValueError, KeyError, TypeError, RuntimeError, json.JSONDecodeError) as error:
             raise ReinflectorLoadError(f"cannot load reinflector from {path}: {error}") from error
         reinflector = cls(model, chars, feats, lexicon, config["feature_names"], device=device, threads=threads)
+        # Folders saved before wall time was left out carry "seconds" keys: dropped here.
+        known = {f.name for f in fields(_TrainInfo)}
+        info = {key: value for key, value in info.items() if key in known}
+        info["history"] = [{k: v for k, v in row.items() if k != "seconds"} for row in info.get("history", [])]
         reinflector.train_info = _TrainInfo(**info)
         return reinflector
 

@@ -293,7 +293,8 @@ class EpochRecord:
     dev_acc: float
     improved: bool  # dev accuracy above the best so far (the model was kept)
     lr_after: float  # the lr after the dev check (shrunk when not improved)
-    seconds: float
+    # No wall time: the history is saved in the model's config.json, which must not change between
+    # identical runs; each epoch's seconds go to the log.
 
 
 @dataclass
@@ -367,7 +368,7 @@ def train_nli(
 
     epoch = 1
     while True:
-        tic = time.time()
+        tic = time.perf_counter()
         if epoch > 1:
             current_lr *= decay
         for group in optimizer.param_groups:
@@ -413,17 +414,17 @@ def train_nli(
             dev_acc=dev_acc,
             improved=improved,
             lr_after=current_lr,
-            seconds=time.time() - tic,
         )
         history.epochs.append(record)
         logger.info(
-            "epoch %d: lr %.6g, train loss %.4f, train acc %.4f, dev acc %.4f%s",
+            "epoch %d: lr %.6g, train loss %.4f, train acc %.4f, dev acc %.4f%s (%.1f s)",
             epoch,
             record.lr,
             train_loss,
             train_acc,
             dev_acc,
             " (best, kept)" if improved else f" (no improvement: lr / {shrink:g} = {current_lr:.3g})",
+            time.perf_counter() - tic,
         )
         if not improved and current_lr < min_lr:
             history.stop_reason = "min_lr"
