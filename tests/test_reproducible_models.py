@@ -74,7 +74,7 @@ def test_nli_history_saved_with_the_encoder_is_timeless(tmp_path):
     torch.set_num_threads(1)
     train_pairs, dev_pairs = synthetic_pairs(24, seed=1), synthetic_pairs(12, seed=2)
     saved = []
-    for name in ("first", "second"):
+    for _ in range(2):
         model = make_model(seed=5)
         history = train_nli(model, train_pairs, dev_pairs, batch_size=8, max_epochs=2, seed=11)
         saved.append(json.dumps(history.to_dict(), sort_keys=True))
