@@ -92,3 +92,11 @@ def test_bad_config_is_reported(tmp_path, capsys):
     config = write_config(tmp_path, {"d": {"path": "x", "sha": "1"}})
     assert main(["datasets", "--config", str(config), "list"]) == 2
     assert "datasets.d: unknown key 'sha'" in capsys.readouterr().err
+
+
+def test_config_that_is_not_utf8_is_named(tmp_path, capsys):
+    config = tmp_path / "latin1.yaml"
+    config.write_bytes("scale: demo  # démo\ndatasets: {d: {path: x}}\n".encode("latin-1"))
+    assert main(["datasets", "--config", str(config), "list"]) == 2
+    err = capsys.readouterr().err
+    assert f"cdaflow datasets: error: {config}: not valid UTF-8" in err and "Traceback" not in err

@@ -1,8 +1,10 @@
 import gzip
+import io
+import lzma
 
 import pytest
 
-from cdaflow.io.text import read_shard
+from cdaflow.io.text import read_lines, read_shard
 
 
 def test_shards_partition_the_nonblank_lines(tmp_path):
@@ -47,3 +49,33 @@ def test_text_column_of_leipzig_files(tmp_path):
     path.write_text("no tab here\n")
     with pytest.raises(ValueError, match=r"sentences.txt:1: 1 tab-separated fields, text_column is 2"):
         list(read_shard(path, 0, 1, text_column=2))
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz", ".txt.xz"])
+def test_corpus_with_a_byte_order_mark(tmp_path, suffix):
+    path = tmp_path / f"corpus{suffix}"
+    opener = {".txt": open, ".txt.gz": gzip.open, ".txt.xz": lzma.open}[suffix]
+    with opener(path, "wt", encoding="utf-8-sig") as handle:
+        handle.write("La niña.\nEl niño.\n")
+    assert list(read_shard(path, 0, 1)) == [(1, "La niña."), (2, "El niño.")]
+
+
+def test_read_lines_of_a_file_and_of_stdin(tmp_path, monkeypatch):
+    path = tmp_path / "in.txt"
+    path.write_text("Hola.\nAdiós.\n", encoding="utf-8-sig")
+    assert list(read_lines(path)) == ["Hola.\n", "Adiós.\n"]
+    # A pipe gives bytes: decoded as UTF-8 whatever the locale, the mark dropped.
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("\ufeffHola.\n".encode()), encoding="latin-1"))
+    assert list(read_lines(None)) == ["Hola.\n"]
+    # A text-only stand-in keeps what it was given, less the mark.
+    monkeypatch.setattr("sys.stdin", io.StringIO("\ufeffHola.\n"))
+    assert list(read_lines(None)) == ["Hola.\n"]
+
+
+def test_read_lines_fails_at_the_call_and_names_bad_bytes(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_lines(tmp_path / "absent.txt")  # before any line is asked for
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("bien\nni\xf1a\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin1\.txt:\d+: not valid UTF-8"):
+        list(read_lines(path))
