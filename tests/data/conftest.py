@@ -79,6 +79,44 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
+    def send_unsized(self, data: bytes, keep: int) -> None:
+        """Send ``keep`` bytes of ``data`` with no Content-Length, then close: looks complete."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.end_headers()
+        self.wfile.write(data[:keep])
+        self.wfile.flush()
+        self.close_connection = True
+
+    def send_chunked(self, data: bytes, keep: int, *, terminate: bool) -> None:
+        """Send ``data[:keep]`` in chunked encoding; without ``terminate`` the last chunk is missing."""
+        self.protocol_version = "HTTP/1.1"
+        self.send_response(200)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for start in range(0, keep, 1000):
+            piece = data[start : min(start + 1000, keep)]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        if terminate:
+            self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def drip(self, data: bytes, interval: float) -> None:
+        """Send ``data`` one byte every ``interval`` seconds (stops when the test ends or the client leaves)."""
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        for i in range(len(data)):
+            if self.server.release.wait(interval):
+                break
+            try:
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+            except OSError:
+                break
+        self.close_connection = True
+
     def stall(self, data: bytes, keep: int, seconds: float) -> None:
         """Send ``keep`` bytes of ``data`` then go silent (the client should time out)."""
         self.send_response(200)

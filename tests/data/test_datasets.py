@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdaflow.data.archive import ArchiveError
-from cdaflow.data.datasets import ChecksumError, DatasetError, acquire, describe, verify
+from cdaflow.data.archive import ArchiveError, ArchiveTooLarge
+from cdaflow.data import datasets as datasets_module
+from cdaflow.data.datasets import ChecksumError, DatasetError, acquire, describe, local_fingerprint, verify
 from cdaflow.data.download import DownloadError, sha256_tree
 from cdaflow.data.lockfile import LockFile
 
@@ -219,7 +220,7 @@ def test_acquire_local_path_checksums(tmp_path: Path, work: dict[str, Any]) -> N
     (tmp_path / "new.txt").write_text("v2")
     os.replace(tmp_path / "new.txt", source)
     assert verify("words", {"path": str(source)}, work["data"] / "words", work["lockfile"])
-    with pytest.raises(ChecksumError, match="delete the line"):
+    with pytest.raises(ChecksumError, match="changed: words.txt.*repin words"):
         run("words", {"path": str(source)}, work)
     assert (work["data"] / "words" / "words.txt").read_text() == "v1"  # the old copy stays
 
@@ -250,10 +251,12 @@ def test_acquire_trust_on_first_use(http_server: LocalServer, work: dict[str, An
         run("toy", entry, work)
     message = str(info.value)
     assert "'toy'" in message and first.sha256 in message and sha(served["data"]) in message
-    assert "delete the line" in message and "set sha256" in message
+    assert "repin toy" in message and "set sha256" in message
     assert work["lockfile"].get("toy", "corpus.tgz") == first  # lock unchanged
     assert tree(work["data"] / "toy") == {"v.txt": b"v1"}  # previous dataset untouched
     assert not (work["cache_dir"] / "toy" / "corpus.tgz").exists()
+    rejected = work["cache_dir"] / "toy" / ".rejected" / "corpus.tgz"
+    assert rejected.read_bytes() == served["data"] and f"kept at {rejected}" in message
 
     # Setting the new checksum in the config is the documented way out.
     run("toy", {"url": url, "sha256": sha(served["data"])}, work)
@@ -275,7 +278,7 @@ def test_acquire_http_failure_leaves_nothing(http_server: LocalServer, work: dic
     with pytest.raises(DownloadError, match=f"'toy'.*{url}.*404"):
         run("toy", {"url": url}, work)
     assert_no_dest(work, "toy")
-    assert [p.name for p in (work["cache_dir"] / "toy").iterdir()] == [".cdaflow.lock"]
+    assert [p.name for p in (work["cache_dir"] / "toy").rglob("*") if p.is_file()] == [".cdaflow.lock"]
     assert work["lockfile"].entries() == {}
 
 
@@ -337,3 +340,157 @@ def test_describe() -> None:
         {"name": "b", "source": "path", "location": "/data/b", "sha256": "no", "description": "B"},
         {"name": "c", "source": "files", "location": "https://x/1 https://x/2", "sha256": "no", "description": ""},
     ]
+
+
+def plain_tar(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tf:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "keep"),
+    [
+        # The gzip trailer (CRC, length) is cut: tarfile alone stops at the end-of-archive block.
+        ("corpus.tgz", CORPUS_TGZ, len(CORPUS_TGZ) - 6),
+        # Cut exactly after the first member: every header read is complete.
+        ("corpus.tar", plain_tar({"a.txt": b"a" * 512, "b.txt": b"b" * 512}), 1024),
+        ("words.txt.gz", gzip.compress(b"he\tshe\n" * 200), 30),
+        ("corpus.zip", zip_bytes(CORPUS), 120),
+    ],
+)
+def test_acquire_truncated_download_without_length_is_not_pinned(
+    http_server: LocalServer, work: dict[str, Any], name: str, data: bytes, keep: int
+) -> None:
+    # The server sends no Content-Length and closes early: the transfer itself looks complete.
+    served = {"keep": keep}
+    url = http_server.route(f"/{name}", lambda h, n: h.send_unsized(data, served["keep"]))
+    with pytest.raises(ArchiveError, match="truncated") as info:
+        run("toy", {"url": url}, work)
+    assert_no_dest(work, "toy")
+    assert work["lockfile"].entries() == {}  # nothing trusted on first use
+    rejected = work["cache_dir"] / "toy" / ".rejected" / name
+    assert rejected.read_bytes() == data[:keep] and f"kept at {rejected}" in str(info.value)
+    assert not (work["cache_dir"] / "toy" / name).exists()
+    # The next complete download is accepted and pinned (not refused as tampered).
+    served["keep"] = len(data)
+    run("toy", {"url": url}, work)
+    assert work["lockfile"].get("toy", name).sha256 == sha(data)
+
+
+def test_acquire_unterminated_chunked_download_is_resumed(http_server: LocalServer, work: dict[str, Any]) -> None:
+    def cut_off(h: Any, n: int) -> None:
+        if n == 0:
+            h.send_chunked(CORPUS_TGZ, len(CORPUS_TGZ) // 2, terminate=False)
+        else:
+            h.send_data(CORPUS_TGZ)
+
+    url = http_server.route("/corpus.tgz", cut_off)
+    run("toy", {"url": url, "strip_components": 1}, work)
+    assert tree(work["data"] / "toy") == {"README": b"readme", "train.txt": b"a\nb\n"}
+    assert work["lockfile"].get("toy", "corpus.tgz").sha256 == sha(CORPUS_TGZ)
+    assert http_server.requests()[1].headers["range"] == f"bytes={len(CORPUS_TGZ) // 2}-"
+
+
+def test_acquire_caps_extracted_size(http_server: LocalServer, work: dict[str, Any]) -> None:
+    bomb = gzip.compress(b"\0" * 200_000)  # 200 kB from a few hundred bytes
+    url = http_server.serve("/zeros.txt.gz", bomb)
+    with pytest.raises(ArchiveTooLarge, match="limit of 100000 bytes.*downloads.max_extracted_bytes"):
+        run("bomb", {"url": url}, work, max_extracted_bytes=100_000)
+    assert_no_dest(work, "bomb")
+    assert work["lockfile"].entries() == {}
+    big_tar = http_server.serve("/big.tgz", tar_gz({"x.bin": b"x" * 5000}))
+    with pytest.raises(ArchiveTooLarge, match="5000 bytes, more than the limit of 4000"):
+        run("big", {"url": big_tar}, work, max_extracted_bytes=4000)
+    assert tree(run("big", {"url": big_tar}, work, max_extracted_bytes=5000)) == {"x.bin": b"x" * 5000}
+
+
+def test_acquire_repin_accepts_changed_upstream(http_server: LocalServer, work: dict[str, Any]) -> None:
+    served = {"data": tar_gz({"v.txt": b"v1"})}
+    url = http_server.route("/corpus.tgz", lambda h, n: h.send_data(served["data"]))
+    run("toy", {"url": url}, work)
+    served["data"] = tar_gz({"v.txt": b"v2"})
+    with pytest.raises(ChecksumError):
+        run("toy", {"url": url}, work, refetch=True)
+    assert tree(work["data"] / "toy") == {"v.txt": b"v1"}
+    run("toy", {"url": url}, work, refetch=True, repin=True)
+    assert tree(work["data"] / "toy") == {"v.txt": b"v2"}
+    assert work["lockfile"].get("toy", "corpus.tgz").sha256 == sha(served["data"])
+    assert (work["cache_dir"] / "toy" / "corpus.tgz").read_bytes() == served["data"]
+
+
+def test_local_fingerprint_follows_names_sizes_and_times(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("a")
+    (folder / "sub" / "b.txt").write_text("b")
+    first = local_fingerprint(folder)
+    assert local_fingerprint(folder) == first
+    (folder / "sub" / "b.txt").write_text("bb")  # edited in place: the folder's own mtime does not move
+    second = local_fingerprint(folder)
+    assert second != first
+    os.utime(folder / "a.txt", ns=(1, 1))  # same size, other time
+    third = local_fingerprint(folder)
+    assert third != second
+    (folder / "c.txt").write_text("")
+    assert local_fingerprint(folder) != third
+    assert local_fingerprint(tmp_path / "nowhere") == "missing"
+    assert local_fingerprint(folder / "a.txt") != local_fingerprint(folder / "c.txt")
+
+
+def test_acquire_local_folder_change_stops_until_repinned(tmp_path: Path, work: dict[str, Any]) -> None:
+    source = tmp_path / "mine"
+    source.mkdir()
+    for name in ("a.txt", "b.txt", "gone.txt"):
+        (source / name).write_text(name)
+    entry = {"path": str(source)}
+    run("local", entry, work)
+    pinned = work["lockfile"].get("local", "mine")
+
+    (tmp_path / "a.new").write_text("edited")
+    os.replace(tmp_path / "a.new", source / "a.txt")
+    (source / "added.txt").write_text("new")
+    (source / "gone.txt").unlink()
+    with pytest.raises(ChecksumError) as info:
+        run("local", entry, work)
+    message = str(info.value)
+    assert f"local path {source} changed" in message and pinned.sha256 in message
+    assert "added: added.txt; removed: gone.txt; changed: a.txt" in message
+    assert "cdaflow datasets --config <your config> repin local" in message
+    assert work["lockfile"].get("local", "mine") == pinned
+    assert tree(work["data"] / "local")["a.txt"] == b"a.txt"  # the previous copy stays
+
+    run("local", entry, work, repin=True)
+    assert work["lockfile"].get("local", "mine").sha256 == sha256_tree(source)
+    assert tree(work["data"] / "local") == {"a.txt": b"edited", "added.txt": b"new", "b.txt": b"b.txt"}
+    run("local", entry, work)  # the new pin holds
+    assert verify("local", entry, work["data"] / "local", work["lockfile"]) == []
+
+
+def test_acquire_local_folder_rereads_only_changed_files(
+    tmp_path: Path, work: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "mine"
+    source.mkdir()
+    for i in range(5):
+        (source / f"f{i}.txt").write_text(f"file {i}")
+    run("local", {"path": str(source)}, work)
+    read: list[str] = []
+    real = datasets_module.sha256_file
+
+    def counting(path: Any, *args: Any) -> str:
+        read.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(datasets_module, "sha256_file", counting)
+    run("local", {"path": str(source)}, work)
+    assert read == []  # sizes and times unchanged: the pinned hashes are reused
+    (source / "f3.txt").write_text("file 3, longer")
+    with pytest.raises(ChecksumError, match="changed: f3.txt"):
+        run("local", {"path": str(source)}, work)
+    assert read == ["f3.txt"]
+    assert verify("local", {"path": str(source)}, work["data"] / "local", work["lockfile"])  # verify reads all

@@ -207,7 +207,11 @@ def test_fetch_truncated_every_time(http_server: LocalServer, tmp_path: Path, no
         _fetch(url, dest, no_sleep, retries=2)
     assert url in str(info.value)
     assert http_server.count() == 3
-    _assert_nothing_left(dest)
+    # What arrived is kept, and named, for the next run to resume.
+    part = dest.with_name("t.bin.part")
+    assert part.read_bytes() == PAYLOAD[:100]
+    assert str(part) in str(info.value) and "next run resumes" in str(info.value)
+    assert not dest.exists()
 
 
 def test_fetch_retries_after_timeout(http_server: LocalServer, tmp_path: Path, no_sleep: list[float]) -> None:
@@ -310,3 +314,159 @@ def test_sha256_tree_follows_symlinks(tmp_path: Path) -> None:
     assert sha256_tree(tmp_path / "linked") == sha256_tree(tmp_path / "real")
     with pytest.raises(NotADirectoryError):
         sha256_tree(tmp_path / "real" / "a.txt")
+
+
+def test_fetch_chunked_encoding_not_terminated_is_resumed(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    def cut_off(h: Handler, n: int) -> None:
+        if n == 0:
+            h.send_chunked(PAYLOAD, 4000, terminate=False)
+        else:
+            h.send_data(PAYLOAD)
+
+    url = http_server.route("/chunked.bin", cut_off)
+    dest = tmp_path / "chunked.bin"
+    assert _fetch(url, dest, no_sleep).sha256 == DIGEST
+    assert http_server.requests()[1].headers["range"] == "bytes=4000-"
+
+
+def test_fetch_chunked_encoding_never_terminated_fails(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    url = http_server.route("/chunked.bin", lambda h, n: h.send_chunked(PAYLOAD, 4000, terminate=False))
+    with pytest.raises(DownloadError, match="IncompleteRead"):
+        _fetch(url, tmp_path / "chunked.bin", no_sleep, retries=1)
+    assert not (tmp_path / "chunked.bin").exists()
+
+
+def test_fetch_deadline_stops_a_dripping_server(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    import time
+
+    url = http_server.route("/drip.bin", lambda h, n: h.drip(PAYLOAD, 0.05))
+    dest = tmp_path / "drip.bin"
+    started = time.monotonic()
+    with pytest.raises(DownloadError) as info:
+        _fetch(url, dest, no_sleep, timeout=5, deadline=0.6)
+    elapsed = time.monotonic() - started
+    assert elapsed < 3, f"the deadline did not stop the download ({elapsed:.1f} s)"
+    message = str(info.value)
+    assert url in message and "deadline of 0.6 s" in message and "downloads.deadline" in message
+    assert http_server.count() == 1  # a deadline is final, not retried
+    part = dest.with_name("drip.bin.part")
+    assert 0 < part.stat().st_size < len(PAYLOAD) and str(part) in message
+    assert not dest.exists()
+
+
+def test_fetch_deadline_counts_retries(http_server: LocalServer, tmp_path: Path) -> None:
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    url = http_server.route("/down.bin", lambda h, n: h.send_status(503))
+    with pytest.raises(DownloadError, match="deadline of 10 s"):
+        fetch(url, tmp_path / "down.bin", retries=50, backoff=1.0, timeout=5, deadline=10,
+              sleep=sleep, clock=lambda: now[0])
+    assert http_server.count() == 4  # waits 1 + 2 + 4; the next wait (8) would pass the deadline
+
+
+def test_fetch_rejects_bad_deadline(tmp_path: Path, no_sleep: list[float]) -> None:
+    with pytest.raises(ValueError, match="deadline"):
+        _fetch("http://127.0.0.1:9/x", tmp_path / "x", no_sleep, deadline=0)
+
+
+def test_fetch_resumes_part_file_of_an_earlier_run(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    def first_run_truncates(h: Handler, n: int) -> None:
+        if n == 0:
+            h.send_truncated(PAYLOAD, 6000)
+        else:
+            h.send_data(PAYLOAD)
+
+    url = http_server.route("/big.bin", first_run_truncates)
+    dest = tmp_path / "big.bin"
+    with pytest.raises(DownloadError, match="next run resumes"):
+        _fetch(url, dest, no_sleep, retries=0)
+    assert dest.with_name("big.bin.part").stat().st_size == 6000
+    # A second run (a new call) asks only for the rest.
+    assert _fetch(url, dest, no_sleep, sha256=DIGEST).size == len(PAYLOAD)
+    assert dest.read_bytes() == PAYLOAD
+    assert [r.headers.get("range") for r in http_server.requests()] == [None, "bytes=6000-"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.bin"]
+
+
+def test_fetch_earlier_part_restarts_when_server_ignores_range(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    def no_ranges(h: Handler, n: int) -> None:
+        if n == 0:
+            h.send_truncated(PAYLOAD, 6000)
+        else:
+            h.send_data(PAYLOAD, honour_range=False)
+
+    url = http_server.route("/big.bin", no_ranges)
+    dest = tmp_path / "big.bin"
+    with pytest.raises(DownloadError):
+        _fetch(url, dest, no_sleep, retries=0)
+    assert _fetch(url, dest, no_sleep, sha256=DIGEST).size == len(PAYLOAD)
+    assert dest.read_bytes() == PAYLOAD
+
+
+def test_fetch_earlier_part_sends_if_range(http_server: LocalServer, tmp_path: Path, no_sleep: list[float]) -> None:
+    def with_etag(h: Handler, n: int) -> None:
+        if n == 0:
+            h.send_response(200)
+            h.send_header("ETag", '"v1"')
+            h.send_header("Content-Length", str(len(PAYLOAD)))
+            h.end_headers()
+            h.wfile.write(PAYLOAD[:3000])
+            h.close_connection = True
+        else:  # the resource changed: a server honouring If-Range sends all of the new one
+            h.send_data(PAYLOAD[::-1], honour_range=False)
+
+    url = http_server.route("/e.bin", with_etag)
+    dest = tmp_path / "e.bin"
+    with pytest.raises(DownloadError):
+        _fetch(url, dest, no_sleep, retries=0)
+    assert _fetch(url, dest, no_sleep).sha256 == hashlib.sha256(PAYLOAD[::-1]).hexdigest()
+    second = http_server.requests()[1].headers
+    assert second["range"] == "bytes=3000-" and second["if-range"] == '"v1"'
+
+
+def test_fetch_part_of_another_url_is_not_resumed(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    http_server.route("/old.bin", lambda h, n: h.send_truncated(PAYLOAD, 6000))
+    dest = tmp_path / "file.bin"
+    with pytest.raises(DownloadError):
+        _fetch(http_server.url("/old.bin"), dest, no_sleep, retries=0)
+    url = http_server.serve("/new.bin", PAYLOAD)
+    assert _fetch(url, dest, no_sleep, sha256=DIGEST).size == len(PAYLOAD)
+    assert "range" not in http_server.requests("/new.bin")[0].headers
+
+
+def test_fetch_complete_part_of_an_earlier_run_is_used(
+    http_server: LocalServer, tmp_path: Path, no_sleep: list[float]
+) -> None:
+    # An earlier run received every byte but was stopped before the rename: the server answers 416.
+    url = http_server.serve("/done.bin", PAYLOAD)
+    dest = tmp_path / "done.bin"
+    dest.with_name("done.bin.part").write_bytes(PAYLOAD)
+    dest.with_name("done.bin.part.json").write_text(
+        f'{{"url": "{url}", "validator": null, "total": {len(PAYLOAD)}}}'
+    )
+    assert _fetch(url, dest, no_sleep, sha256=DIGEST).size == len(PAYLOAD)
+    assert http_server.count() == 1
+
+
+def test_fetch_mismatch_kept_for_inspection(http_server: LocalServer, tmp_path: Path, no_sleep: list[float]) -> None:
+    url = http_server.serve("/file.bin", PAYLOAD)
+    keep = tmp_path / "rejected" / "file.bin"
+    with pytest.raises(DownloadError, match="kept at .*rejected/file.bin"):
+        _fetch(url, tmp_path / "file.bin", no_sleep, sha256="0" * 64, keep_rejected=keep)
+    assert keep.read_bytes() == PAYLOAD
+    _assert_nothing_left(tmp_path / "file.bin")

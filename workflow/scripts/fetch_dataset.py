@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from cdaflow.data.datasets import acquire
+from cdaflow.data.datasets import acquire, fetch_options
 from cdaflow.data.lockfile import LockFile
 from cdaflow.runtime import rule_context
 
@@ -16,9 +16,6 @@ with rule_context(snakemake) as log:  # noqa: F821
         cache_dir=Path(smk.params.cache),
         lockfile=LockFile(Path(smk.params.lockfile)),
         log=log,
-        fetch_kwargs={
-            "retries": options["retries"],
-            "backoff": options["backoff"],
-            "timeout": options["timeout"],
-        },
+        fetch_kwargs=fetch_options(options),
+        max_extracted_bytes=options["max_extracted_bytes"],
     )

@@ -1,14 +1,16 @@
-"""`cdaflow datasets {list,fetch,verify}`: the config's dataset registry."""
+"""`cdaflow datasets {list,fetch,verify,repin}`: the config's dataset registry."""
 
 from __future__ import annotations
 
 import argparse
 import logging
-import shutil
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cdaflow import config as config_module
-from cdaflow.data.datasets import acquire, describe, verify
+from cdaflow.data.datasets import acquire, describe, fetch_options, verify
 from cdaflow.data.lockfile import LockFile
 
 DATA_DIR = Path("resources/data")
@@ -21,7 +23,7 @@ log = logging.getLogger("cdaflow.datasets")
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser = subcommands.add_parser(
         "datasets",
-        help="list, fetch or verify the datasets a config registers",
+        help="list, fetch, verify or re-pin the datasets a config registers",
         description=(
             "Datasets land in resources/data/<name>/ (archives cached in resources/downloads/), "
             "and what was used is pinned in results/downloads.tsv, as the workflow does. "
@@ -33,9 +35,24 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     actions.add_parser("list", help="one line per dataset: source, url or path, sha256 known")
     fetch = actions.add_parser("fetch", help="download (or copy) and extract datasets")
     fetch.add_argument("names", nargs="*", help="datasets to fetch (default: all)")
-    fetch.add_argument("--force", action="store_true", help="replace an existing folder")
+    fetch.add_argument(
+        "--force",
+        action="store_true",
+        help="download again and replace an existing folder; the old one stays until the new "
+        "copy is complete and verified",
+    )
     check = actions.add_parser("verify", help="check acquired datasets against the lock file")
     check.add_argument("names", nargs="*", help="datasets to verify (default: all acquired)")
+    repin = actions.add_parser(
+        "repin",
+        help="accept the current content of datasets as their new pin in the lock file",
+        description=(
+            "Fetch each dataset again (a local path is read again), accept its content as the new "
+            "pin in results/downloads.tsv and replace its folder. For a dataset whose upstream "
+            "data or local folder changed on purpose; a sha256 set in the config still has to match."
+        ),
+    )
+    repin.add_argument("names", nargs="+", help="datasets to re-pin")
     parser.set_defaults(run=run)
 
 
@@ -57,23 +74,21 @@ def run(args: argparse.Namespace) -> int:
             print("\t".join(str(row[c]) for c in columns))
         return 0
     lockfile = LockFile(LOCKFILE)
-    if args.action == "fetch":
+    if args.action in ("fetch", "repin"):
+        repin = args.action == "repin"
+        refetch = repin or args.force
         for name in _selected(entries, args.names):
             dest = DATA_DIR / name
-            if dest.exists() and not args.force:
+            if dest.exists() and not refetch:
                 print(f"{name}: already at {dest} (use --force to fetch again)")
                 continue
-            if dest.exists():
-                shutil.rmtree(dest)
-            acquire(
-                name,
-                entries[name],
-                dest,
-                cache_dir=CACHE_DIR,
-                lockfile=lockfile,
-                log=log,
-                fetch_kwargs={key: cfg["downloads"][key] for key in ("retries", "backoff", "timeout")},
-            )
+            before = {e.file: e.sha256 for e in lockfile.for_dataset(name)} if repin else {}
+            _acquire(name, entries[name], dest, cfg["downloads"], lockfile, refetch=refetch, repin=repin)
+            if repin:
+                for entry in lockfile.for_dataset(name):
+                    old = before.get(entry.file)
+                    change = "unchanged" if old == entry.sha256 else f"{old or 'none'} -> {entry.sha256}"
+                    print(f"{name}: pin of {entry.file}: {change}")
             print(f"{name}: {dest}")
         return 0
     names = args.names or [name for name in sorted(entries) if (DATA_DIR / name).exists()]
@@ -83,3 +98,33 @@ def run(args: argparse.Namespace) -> int:
         problems += len(found)
         print(f"{name}: " + ("ok" if not found else "; ".join(found)))
     return 1 if problems else 0
+
+
+def _acquire(
+    name: str,
+    entry: Mapping[str, Any],
+    dest: Path,
+    downloads: Mapping[str, Any],
+    lockfile: LockFile,
+    *,
+    refetch: bool,
+    repin: bool,
+) -> None:
+    """acquire() with the config's download options; a failure says that the old copy stays."""
+    try:
+        acquire(
+            name,
+            entry,
+            dest,
+            cache_dir=CACHE_DIR,
+            lockfile=lockfile,
+            log=log,
+            fetch_kwargs=fetch_options(downloads),
+            max_extracted_bytes=downloads["max_extracted_bytes"],
+            refetch=refetch,
+            repin=repin,
+        )
+    except BaseException:
+        if dest.exists():
+            print(f"{name}: the existing copy at {dest} is kept unchanged", file=sys.stderr)
+        raise

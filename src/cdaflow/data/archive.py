@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-__all__ = ["ArchiveError", "archive_kind", "extract", "temp_sibling"]
+__all__ = ["ArchiveError", "ArchiveTooLarge", "archive_kind", "extract", "temp_sibling"]
 
 # Longest suffix first, so ".tar.gz" wins over ".gz".
 _SUFFIXES: tuple[tuple[str, str], ...] = (
@@ -53,6 +53,10 @@ class ArchiveError(RuntimeError):
     """An archive is unreadable or contains a member that is unsafe to extract."""
 
 
+class ArchiveTooLarge(ArchiveError):
+    """Extracting an archive would write more than the allowed number of bytes."""
+
+
 def temp_sibling(path: Path, purpose: str) -> Path:
     """Create a new, empty, hidden folder next to ``path`` (same file system, so renames are atomic).
 
@@ -83,7 +87,11 @@ def archive_kind(path: str | os.PathLike[str]) -> str | None:
 
 
 def extract(
-    archive: str | os.PathLike[str], target: str | os.PathLike[str], *, strip_components: int = 0
+    archive: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    strip_components: int = 0,
+    max_bytes: int | None = None,
 ) -> list[Path]:
     """Extract ``archive`` into the new folder ``target``; return the files written, sorted.
 
@@ -94,11 +102,21 @@ def extract(
     symlink and device files raise :class:`ArchiveError`. ``strip_components``
     drops leading path components like ``tar --strip-components`` (ignored for
     single-file .gz/.xz/.bz2, which decompress to ``target/<name without suffix>``).
+
+    The archive is read to its very end, so a truncated download is refused
+    rather than half extracted: compressed streams must reach their end-of-stream
+    marker and checksum, tars their end-of-archive blocks, zip members their CRC.
+    ``max_bytes`` caps the bytes extracted (:class:`ArchiveTooLarge` beyond it):
+    tar and zip members are summed from their headers before anything is written
+    (zipfile never returns more than a member's declared size), single
+    compressed files are counted as they decompress.
     """
     archive = Path(archive)
     target = Path(target)
     if strip_components < 0:
         raise ValueError(f"strip_components must be >= 0, got {strip_components}")
+    if max_bytes is not None and max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
     kind = archive_kind(archive)
     if kind is None:
         raise ArchiveError(f"{archive}: not a recognised archive (by its suffix)")
@@ -110,18 +128,21 @@ def extract(
     tmp = temp_sibling(target, "extracting")
     try:
         if kind == "zip":
-            relative = _extract_zip(archive, tmp, strip_components)
+            relative = _extract_zip(archive, tmp, strip_components, max_bytes)
         elif kind in _DECOMPRESSORS:
-            relative = [_decompress_single(archive, tmp, kind)]
+            relative = [_decompress_single(archive, tmp, kind, max_bytes)]
         else:
-            relative = _extract_tar(archive, tmp, strip_components)
+            relative = _extract_tar(archive, tmp, strip_components, max_bytes)
         os.replace(tmp, target)
     except ArchiveError:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     except _READ_ERRORS as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ArchiveError(f"cannot extract {archive}: {exc} ({type(exc).__name__})") from exc
+        raise ArchiveError(
+            f"cannot extract {archive}: {exc} ({type(exc).__name__}); the file is corrupt or "
+            f"truncated (a download cut short?)"
+        ) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -204,7 +225,36 @@ def _check_symlink(archive: Path, m: _Member, symlinks: set[str]) -> None:
             raise _unsafe(archive, m.original, f"symlink {m.link!r} goes through the symlink {'/'.join(stack)!r}")
 
 
-def _extract_tar(archive: Path, tmp: Path, strip: int) -> list[str]:
+def _too_large(archive: Path, size: int | None, max_bytes: int) -> ArchiveTooLarge:
+    amount = f"{size} bytes, more than" if size is not None else "more than"
+    return ArchiveTooLarge(f"{archive}: extracting it would write {amount} the limit of {max_bytes} bytes")
+
+
+def _check_total(archive: Path, sizes: Iterable[int], max_bytes: int | None) -> None:
+    if max_bytes is None:
+        return
+    total = sum(sizes)
+    if total > max_bytes:
+        raise _too_large(archive, total, max_bytes)
+
+
+def _read_tar_to_end(archive: Path, tf: tarfile.TarFile) -> None:
+    """Refuse a tar that stops before its end-of-archive block, then read the rest of a compressed
+    stream so that its end marker and checksum are checked (tarfile stops reading at that block)."""
+    stream = tf.fileobj
+    assert stream is not None
+    stream.seek(tf.offset)
+    block = stream.read(tarfile.BLOCKSIZE)
+    if len(block) < tarfile.BLOCKSIZE or block.count(0) != tarfile.BLOCKSIZE:
+        raise ArchiveError(
+            f"cannot extract {archive}: it ends after {tf.offset} bytes of tar data without the "
+            f"end-of-archive marker; the file is truncated (a download cut short?)"
+        )
+    while stream.read(_COPY_CHUNK):
+        pass
+
+
+def _extract_tar(archive: Path, tmp: Path, strip: int, max_bytes: int | None) -> list[str]:
     with tarfile.open(archive, "r:*") as tf:
         selected: list[tuple[tarfile.TarInfo, _Member]] = []
         for info in tf.getmembers():
@@ -233,16 +283,18 @@ def _extract_tar(archive: Path, tmp: Path, strip: int) -> list[str]:
             info.name = member.name
             if member.kind == "hardlink":
                 info.linkname = member.link
+        _check_total(archive, (m.size for m, sel in selected if sel.kind == "file"), max_bytes)
         members = [info for info, _ in selected]
         if hasattr(tarfile, "data_filter"):
             # A second line of defence; the checks above give the clear error.
             tf.extractall(tmp, members=members, filter="data")
         else:  # Python < 3.10.12 has no extraction filters
             tf.extractall(tmp, members=members)
+        _read_tar_to_end(archive, tf)
     return [m.name for _, m in selected if m.kind != "dir"]
 
 
-def _extract_zip(archive: Path, tmp: Path, strip: int) -> list[str]:
+def _extract_zip(archive: Path, tmp: Path, strip: int, max_bytes: int | None) -> list[str]:
     with zipfile.ZipFile(archive) as zf:
         selected: list[tuple[zipfile.ZipInfo, _Member]] = []
         for info in zf.infolist():
@@ -263,6 +315,7 @@ def _extract_zip(archive: Path, tmp: Path, strip: int) -> list[str]:
         _check_members(archive, (m for _, m in selected))
         if strip and not selected and zf.infolist():
             raise ArchiveError(f"{archive}: nothing left to extract after strip_components={strip}")
+        _check_total(archive, (info.file_size for info, m in selected if m.kind == "file"), max_bytes)
         for info, member in selected:
             path = tmp.joinpath(*member.name.split("/"))
             if member.kind == "dir":
@@ -282,8 +335,14 @@ def _extract_zip(archive: Path, tmp: Path, strip: int) -> list[str]:
     return [m.name for _, m in selected if m.kind != "dir"]
 
 
-def _decompress_single(archive: Path, tmp: Path, kind: str) -> str:
+def _decompress_single(archive: Path, tmp: Path, kind: str, max_bytes: int | None) -> str:
     name = archive.name[: -len(kind) - 1]
+    written = 0
+    # Read to the end of the stream: its end marker and checksum catch a truncated file.
     with _DECOMPRESSORS[kind](archive) as src, open(tmp / name, "wb") as dst:
-        shutil.copyfileobj(src, dst, _COPY_CHUNK)
+        while chunk := src.read(_COPY_CHUNK):
+            written += len(chunk)
+            if max_bytes is not None and written > max_bytes:
+                raise _too_large(archive, None, max_bytes)
+            dst.write(chunk)
     return name

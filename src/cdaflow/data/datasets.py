@@ -7,16 +7,21 @@ Config entry shapes (validated upstream)::
 
 ``path`` overrides ``url``/``files``. ``extract`` None means "extract archives".
 Checksums: a configured sha256 must match; otherwise the lock file's record for
-the same (dataset, file, url) must match (trust on first use), and every
-acquired file is (re)recorded.
+the same (dataset, file, url) must match (trust on first use: the pin), and
+every acquired file is (re)recorded. A local path is pinned like a download;
+when its content changes the pin stops the run until ``cdaflow datasets repin``
+accepts the new content.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import json
 import os
 import posixpath
+import secrets
 import shutil
 import urllib.parse
 from collections.abc import Iterator, Mapping
@@ -24,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cdaflow.data.archive import archive_kind, extract, temp_sibling
+from cdaflow.data.archive import ArchiveError, ArchiveTooLarge, archive_kind, extract, temp_sibling
 from cdaflow.data.download import (
     DownloadError,
     Log,
@@ -37,7 +42,7 @@ from cdaflow.data.download import (
 )
 from cdaflow.data.lockfile import LockEntry, LockFile, utc_now
 
-__all__ = ["ChecksumError", "DatasetError", "acquire", "describe", "verify"]
+__all__ = ["ChecksumError", "DatasetError", "acquire", "describe", "fetch_options", "local_fingerprint", "repin_hint", "verify"]
 
 
 class DatasetError(ValueError):
@@ -101,6 +106,43 @@ def _sources(name: str, entry: Mapping[str, Any]) -> list[_Source]:
     raise DatasetError(f"dataset {name!r}: the entry sets none of 'url', 'files' or 'path'")
 
 
+_INCOMING = ".incoming"  # downloads not yet verified and extracted (their .part files resume)
+_REJECTED = ".rejected"  # downloads refused (checksum, pin, unreadable archive), kept to inspect
+_MANIFEST = ".local-manifest.json"  # per-file size, mtime and sha256 of a pinned local path
+
+
+def repin_hint(name: str) -> str:
+    """The command that accepts a dataset's current content as its new pin."""
+    return f"cdaflow datasets --config <your config> repin {name}"
+
+
+@dataclass
+class _Obtained:
+    """A source's bytes, checked: where to read them, and what to do once the dataset is built."""
+
+    local: Path
+    size: int
+    sha256: str
+    cached: Path | None = None  # where a new download goes once everything succeeded
+    rejected: Path | None = None  # where a new download goes if it cannot be used
+    manifest: tuple[Path, dict[str, Any]] | None = None  # a local path's manifest to write
+
+    def reject(self) -> Path | None:
+        """Move a new download aside for inspection; its path, or None if it was not new."""
+        if self.cached is None or self.rejected is None or not self.local.exists():
+            return None
+        self.rejected.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.local, self.rejected)
+        return self.rejected
+
+    def keep(self) -> None:
+        if self.cached is not None and self.local.exists():
+            os.replace(self.local, self.cached)
+        if self.manifest is not None:
+            path, manifest = self.manifest
+            _write_json(path, manifest)
+
+
 def acquire(
     name: str,
     entry: Mapping[str, Any],
@@ -110,14 +152,26 @@ def acquire(
     lockfile: LockFile | None,
     log: Log = None,
     fetch_kwargs: Mapping[str, Any] | None = None,
+    max_extracted_bytes: int | None = None,
+    refetch: bool = False,
+    repin: bool = False,
 ) -> Path:
     """Build the folder ``dest`` for dataset ``name`` from its config ``entry``; return ``dest``.
 
-    Downloads go to ``cache_dir/<name>/<file>`` (reused when the cached file's
-    sha256 is known and matches) and are extracted or hard-linked/copied into a
-    temporary sibling of ``dest`` that replaces ``dest`` only once everything
-    succeeded; on failure ``dest`` is left as it was. ``fetch_kwargs`` are passed
-    to :func:`cdaflow.data.download.fetch` (retries, backoff, timeout, progress, sleep).
+    Downloads go to ``cache_dir/<name>/.incoming/<file>``; once every source is
+    verified (configured sha256, else the pin in ``lockfile``) and extracted or
+    hard-linked/copied into a temporary sibling of ``dest``, they move to
+    ``cache_dir/<name>/<file>`` (reused later when their sha256 is known and
+    matches), the lock file is updated and the new folder replaces ``dest``. On
+    any failure ``dest``, the cache and the lock file are left as they were; a
+    download refused for its checksum, its pin or an unreadable archive is kept
+    in ``cache_dir/<name>/.rejected/`` and the error says so.
+
+    ``refetch`` downloads again even when the cache is valid. ``repin`` accepts
+    the current content in place of the lock file's pin (a configured sha256
+    still has to match). ``max_extracted_bytes`` caps what one archive may
+    extract to. ``fetch_kwargs`` go to :func:`cdaflow.data.download.fetch`
+    (retries, backoff, timeout, deadline, progress, sleep).
     """
     dest = Path(dest)
     cache_dir = Path(cache_dir)
@@ -125,23 +179,37 @@ def acquire(
     extract_flag = entry.get("extract")
     strip = int(entry.get("strip_components") or 0)
     recorded = lockfile.entries() if lockfile is not None else {}
-    needs_cache = any(s.url is not None for s in sources)
     build = temp_sibling(dest, "building")
     try:
-        with _cache_lock(cache_dir / name) if needs_cache else contextlib.nullcontext():
+        with _cache_lock(cache_dir / name):
             new_entries: list[LockEntry] = []
+            obtained: list[_Obtained] = []
             for source in sources:
-                local, size, digest = _obtain(name, source, cache_dir, recorded, lockfile, log, fetch_kwargs or {})
-                if local.is_dir():
-                    emit(log, f"dataset {name}: copying {local}")
-                    shutil.copytree(local, build, copy_function=_link_or_copy, dirs_exist_ok=True)
-                else:
-                    _place_file(name, local, source.file, build, extract_flag, strip, log)
-                new_entries.append(
-                    LockEntry(name, source.origin, source.file, size, digest, utc_now())
+                got = _obtain(
+                    name, source, cache_dir / name, recorded, lockfile, log, fetch_kwargs or {},
+                    refetch=refetch, repin=repin,
                 )
-        if lockfile is not None:
-            lockfile.record_many(new_entries)
+                obtained.append(got)
+                try:
+                    if got.local.is_dir():
+                        emit(log, f"dataset {name}: copying {got.local}")
+                        shutil.copytree(got.local, build, copy_function=_link_or_copy, dirs_exist_ok=True)
+                    else:
+                        _place_file(name, got.local, source.file, build, extract_flag, strip, log,
+                                    max_extracted_bytes)
+                except ArchiveError as exc:
+                    kept = got.reject()
+                    hint = (
+                        "; if the archive really is this large, raise downloads.max_extracted_bytes "
+                        "in the config" if isinstance(exc, ArchiveTooLarge) else ""
+                    )
+                    where = f"; the download is kept at {kept} for inspection" if kept else ""
+                    raise type(exc)(f"dataset {name!r}: {exc}{hint}{where}") from exc
+                new_entries.append(LockEntry(name, source.origin, source.file, got.size, got.sha256, utc_now()))
+            for got in obtained:
+                got.keep()
+            if lockfile is not None:
+                lockfile.record_many(new_entries)
         _swap_into_place(build, dest)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
@@ -153,73 +221,177 @@ def acquire(
 def _obtain(
     name: str,
     source: _Source,
-    cache_dir: Path,
+    folder: Path,
     recorded: Mapping[str, LockEntry],
     lockfile: LockFile | None,
     log: Log,
     fetch_kwargs: Mapping[str, Any],
-) -> tuple[Path, int, str]:
+    *,
+    refetch: bool,
+    repin: bool,
+) -> _Obtained:
     """The local file or folder for ``source`` with its size and sha256, checked."""
     previous = recorded.get(f"{name}/{source.file}")
     if previous is not None and previous.url != source.origin:
         emit(log, f"dataset {name}: {source.file} now comes from {source.origin} (was {previous.url})")
         previous = None
+    pinned = previous if source.sha256 is None else None
     if source.path is not None:
-        local = source.path
-        if local.is_dir():
-            digest = sha256_tree(local)
-            size = sum(path.stat().st_size for _, path in tree_files(local))
-        elif local.is_file():
-            digest = sha256_file(local)
-            size = local.stat().st_size
-        else:
-            raise DatasetError(f"dataset {name!r}: path {local} is neither a file nor a folder")
+        manifest_path = folder / _MANIFEST
+        old_manifest = _read_json(manifest_path)
+        if not (source.path.is_dir() or source.path.is_file()):
+            raise DatasetError(f"dataset {name!r}: path {source.path} is neither a file nor a folder")
+        digest, size, files = _hash_local(source.path, old_manifest)
         if source.sha256 is not None and digest != source.sha256:
             raise ChecksumError(
-                f"dataset {name!r}: sha256 mismatch for {local}: expected {source.sha256}, got {digest}"
+                f"dataset {name!r}: sha256 mismatch for {source.path}: expected {source.sha256}, got {digest}"
             )
-        _check_recorded(name, source, digest, previous, lockfile)
-        return local, size, digest
+        if pinned is not None and pinned.sha256 != digest:
+            if not repin:
+                where = lockfile.path if lockfile is not None else "the lock file"
+                changes = ""
+                if old_manifest.get("sha256") == pinned.sha256 and isinstance(old_manifest.get("files"), dict):
+                    changes = _changes(old_manifest["files"], files)
+                raise ChecksumError(
+                    f"dataset {name!r}: the local path {source.path} changed since {where} pinned it on "
+                    f"{pinned.fetched_at} (sha256 {pinned.sha256}, now {digest}){changes}. If the change "
+                    f"is intended, run `{repin_hint(name)}` to pin the new content and run again; "
+                    f"otherwise restore {source.path}."
+                )
+            emit(log, f"dataset {name}: re-pinned {source.path}: sha256 {pinned.sha256} -> {digest}")
+        manifest = {"path": str(source.path), "sha256": digest, "files": files}
+        return _Obtained(source.path, size, digest, manifest=(manifest_path, manifest))
 
     assert source.url is not None
-    cached = cache_dir / name / source.file
-    expected = source.sha256 or (previous.sha256 if previous is not None else None)
-    if cached.is_file() and expected is not None:
+    cached = folder / source.file
+    rejected = folder / _REJECTED / source.file
+    expected = source.sha256 or (pinned.sha256 if pinned is not None and not repin else None)
+    if not refetch and cached.is_file() and expected is not None:
         digest = sha256_file(cached)
         if digest == expected:
             emit(log, f"dataset {name}: using cached {cached}")
-            return cached, cached.stat().st_size, digest
+            return _Obtained(cached, cached.stat().st_size, digest)
         emit(log, f"dataset {name}: cached {cached} has sha256 {digest}, expected {expected}; downloading again")
     emit(log, f"dataset {name}: downloading {source.url}")
+    incoming = folder / _INCOMING / source.file
     try:
-        result = fetch(source.url, cached, sha256=source.sha256, log=log, **fetch_kwargs)
+        result = fetch(source.url, incoming, sha256=source.sha256, log=log, keep_rejected=rejected, **fetch_kwargs)
     except DownloadError as exc:
         raise DownloadError(f"dataset {name!r}: {exc}") from exc
-    try:
-        _check_recorded(name, source, result.sha256, previous, lockfile)
-    except ChecksumError:
-        cached.unlink(missing_ok=True)
-        raise
-    return cached, result.size, result.sha256
+    got = _Obtained(incoming, result.size, result.sha256, cached=cached, rejected=rejected)
+    if pinned is not None and pinned.sha256 != result.sha256:
+        if not repin:
+            kept = got.reject()
+            where = lockfile.path if lockfile is not None else "the lock file"
+            raise ChecksumError(
+                f"dataset {name!r}: {source.file} from {source.origin} has sha256 {result.sha256}, but "
+                f"{where} pinned {pinned.sha256} on {pinned.fetched_at}. The new download is kept at "
+                f"{kept} for inspection; the dataset and its pin are unchanged. If the upstream data "
+                f"legitimately changed, run `{repin_hint(name)}` (or set sha256 for {name!r} in the "
+                f"config); otherwise the file is corrupt or was tampered with."
+            )
+        emit(log, f"dataset {name}: re-pinned {source.file}: sha256 {pinned.sha256} -> {result.sha256}")
+    return got
 
 
-def _check_recorded(
-    name: str, source: _Source, digest: str, previous: LockEntry | None, lockfile: LockFile | None
-) -> None:
-    """Trust on first use: without a configured sha256, the recorded one must match."""
-    if source.sha256 is not None or previous is None or previous.sha256 == digest:
-        return
-    where = lockfile.path if lockfile is not None else "the lock file"
-    raise ChecksumError(
-        f"dataset {name!r}: {source.file} from {source.origin} has sha256 {digest}, but {where} "
-        f"recorded {previous.sha256} on {previous.fetched_at}. If the upstream data legitimately "
-        f"changed, delete the line for {name}/{source.file} from {where} or set sha256 for "
-        f"{name!r} in the config; otherwise the file is corrupt or was tampered with."
+def fetch_options(downloads: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :func:`cdaflow.data.download.fetch` that the config's `downloads` sets."""
+    return {key: downloads[key] for key in ("retries", "backoff", "timeout", "deadline")}
+
+
+def local_fingerprint(path: str | os.PathLike[str]) -> str:
+    """A cheap digest of a local file or folder's names, sizes and modification times.
+
+    It changes whenever a file is added, removed, resized or written (no file is
+    read), so the workflow passes it as a rule parameter to rerun a local-path
+    dataset, and what depends on it, when its content may have changed; the
+    rule then checks the content against the pin. "missing" if ``path`` does not exist.
+    """
+    root = Path(os.path.abspath(Path(path).expanduser()))
+    if not root.exists():
+        return "missing"
+    digest = hashlib.sha256()
+    for relative, stat in _stat_tree(root):
+        digest.update(f"{relative}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _stat_tree(root: Path) -> list[tuple[str, os.stat_result]]:
+    if root.is_dir():
+        return [(relative, full.stat()) for relative, full in tree_files(root)]
+    return [(root.name, root.stat())]
+
+
+def _hash_local(path: Path, manifest: Mapping[str, Any]) -> tuple[str, int, dict[str, list]]:
+    """(sha256, total size, files) of a local file or folder, as :func:`sha256_tree` / :func:`sha256_file`.
+
+    A file whose size and modification time match ``manifest`` (the last pinned
+    state of the same path) keeps its recorded sha256 and is not read again, so
+    checking a large folder costs one ``stat`` per file plus reading what changed.
+    """
+    old = manifest.get("files") if manifest.get("path") == str(path) else None
+    old = old if isinstance(old, dict) else {}
+    files: dict[str, list] = {}
+    tree = hashlib.sha256()
+    for relative, full in tree_files(path) if path.is_dir() else [(path.name, path)]:
+        stat = full.stat()
+        known = old.get(relative)
+        if isinstance(known, list) and len(known) == 3 and known[:2] == [stat.st_size, stat.st_mtime_ns]:
+            sha = known[2]
+        else:
+            sha = sha256_file(full)
+        files[relative] = [stat.st_size, stat.st_mtime_ns, sha]
+        tree.update(f"{relative}\0{sha}\n".encode())
+    digest = tree.hexdigest() if path.is_dir() else next(iter(files.values()))[2]
+    return digest, sum(entry[0] for entry in files.values()), files
+
+
+def _changes(old: Mapping[str, Any], new: Mapping[str, list], limit: int = 5) -> str:
+    """'; added: a, b; removed: c; changed: d' between two manifests' file tables."""
+    def names(items: list[str]) -> str:
+        shown = ", ".join(items[:limit])
+        return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+    added = sorted(set(new) - set(old))
+    removed = sorted(set(old) - set(new))
+    changed = sorted(
+        k for k in set(new) & set(old)
+        if not (isinstance(old[k], list) and len(old[k]) == 3 and old[k][2] == new[k][2])
     )
+    parts = [f"{what}: {names(items)}" for what, items in
+             (("added", added), ("removed", removed), ("changed", changed)) if items]
+    return "".join(f"; {part}" for part in parts)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A manifest, or {} if it is missing or unreadable (it only saves re-reading files)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write_json(path: Path, value: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.write_text(json.dumps(value, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _place_file(
-    name: str, local: Path, file: str, build: Path, extract_flag: bool | None, strip: int, log: Log
+    name: str,
+    local: Path,
+    file: str,
+    build: Path,
+    extract_flag: bool | None,
+    strip: int,
+    log: Log,
+    max_bytes: int | None = None,
 ) -> None:
     kind = archive_kind(file)
     if extract_flag is True and kind is None:
@@ -228,7 +400,7 @@ def _place_file(
         emit(log, f"dataset {name}: extracting {file}")
         staging = temp_sibling(build, "extracting")
         try:
-            extract(local, staging / "x", strip_components=strip)
+            extract(local, staging / "x", strip_components=strip, max_bytes=max_bytes)
             _merge(name, staging / "x", build, "")
         finally:
             shutil.rmtree(staging, ignore_errors=True)

@@ -1,9 +1,11 @@
-"""Robust HTTP(S) downloads: retries, resume with ``Range``, streaming sha256, atomic rename."""
+"""Robust HTTP(S) downloads: retries, resume with ``Range`` (within a run and across runs),
+an overall deadline, streaming sha256, atomic rename."""
 
 from __future__ import annotations
 
 import hashlib
 import http.client
+import json
 import logging
 import os
 import re
@@ -130,19 +132,30 @@ def fetch(
     retries: int = 5,
     backoff: float = 1.0,
     timeout: float = 60,
+    deadline: float | None = None,
     chunk_size: int = 1 << 20,
     progress: bool = False,
     log: Log = None,
     sleep: Callable[[float], object] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    keep_rejected: str | os.PathLike[str] | None = None,
 ) -> FetchResult:
     """Download ``url`` to ``dest`` atomically, retrying and resuming as needed.
 
     Bytes stream to ``dest + ".part"``; a truncated transfer is resumed with a
     ``Range`` request (or restarted if the server ignores it). 5xx, 408, 429 and
     network errors are retried up to ``retries`` times, waiting
-    ``backoff * 2**attempt`` seconds; other HTTP errors fail at once. On success
-    the part file is renamed onto ``dest``; on failure it is removed and
-    :class:`DownloadError` is raised (``dest`` is never written).
+    ``backoff * 2**attempt`` seconds; other HTTP errors fail at once.
+    ``timeout`` bounds each wait for the server; ``deadline`` (seconds, None for
+    none) bounds the whole download of this file, retries included, so a server
+    that drips bytes cannot hold a run forever.
+
+    On success the part file is renamed onto ``dest`` (``dest`` is never written
+    otherwise). A transfer that gave up (retries exhausted, deadline, interrupt)
+    keeps its part file and a ``.part.json`` note of where it came from, so the
+    next call resumes it (with ``If-Range``, so a changed resource restarts from
+    zero); a permanent HTTP error removes them. A sha256 mismatch removes the
+    download, or moves it to ``keep_rejected`` for inspection when given.
     """
     scheme = urllib.parse.urlsplit(url).scheme.lower()
     if scheme not in ("http", "https"):
@@ -150,35 +163,112 @@ def fetch(
     expected = normalise_sha256(sha256, what=f"expected sha256 for {url}") if sha256 else None
     if retries < 0:
         raise ValueError(f"retries must be >= 0, got {retries}")
+    if deadline is not None and deadline <= 0:
+        raise ValueError(f"deadline must be > 0 seconds, got {deadline}")
     dest = Path(dest)
-    part = dest.with_name(dest.name + ".part")
+    part = _Part(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    # A part file from an interrupted earlier run cannot be trusted to be the same resource.
-    part.unlink(missing_ok=True)
+    part.adopt(url, log)
+    ends_at = clock() + deadline if deadline is not None else None
     try:
         size, digest = _download(
-            url, part, retries=retries, backoff=backoff, timeout=timeout,
-            chunk_size=chunk_size, progress=progress, log=log, sleep=sleep,
+            url, part, retries=retries, backoff=backoff, timeout=timeout, ends_at=ends_at,
+            deadline=deadline, clock=clock, chunk_size=chunk_size, progress=progress, log=log,
+            sleep=sleep,
         )
         if expected is not None and digest != expected:
+            where = part.reject(keep_rejected)
+            kept = f"; the download is kept at {where} for inspection" if where else ""
             raise DownloadError(
-                f"{url}: sha256 mismatch: expected {expected}, got {digest} ({size} bytes received)"
+                f"{url}: sha256 mismatch: expected {expected}, got {digest} ({size} bytes received){kept}"
             )
-        os.replace(part, dest)
-    except BaseException:
-        part.unlink(missing_ok=True)
+        os.replace(part.path, dest)
+        part.forget()
+    except _Incomplete as exc:
+        # Kept for the next run to resume; the bytes are checked by sha256 at the end anyway.
+        kept = part.path.stat().st_size if part.path.exists() else 0
+        if kept:
+            raise DownloadError(
+                f"{exc}; the {kept} bytes received are kept in {part.path} and the next run resumes from there"
+            ) from None
+        part.forget()
+        raise DownloadError(str(exc)) from None
+    except DownloadError:
+        part.discard()
         raise
+    # Any other exception (an interrupt) keeps what was received for the next run to resume.
     emit(log, f"downloaded {url} -> {dest} ({size} bytes, sha256 {digest})", logging.DEBUG)
     return FetchResult(path=dest, url=url, size=size, sha256=digest)
 
 
+class _Incomplete(DownloadError):
+    """The transfer gave up before the end (retries, deadline); its part file is worth resuming."""
+
+
+class _Part:
+    """``dest.part`` and its note ``dest.part.json``: the URL and validators it was started from."""
+
+    def __init__(self, dest: Path) -> None:
+        self.path = dest.with_name(dest.name + ".part")
+        self.note = dest.with_name(dest.name + ".part.json")
+        self.validator: str | None = None  # ETag or Last-Modified, for If-Range
+        self.total: int | None = None  # full size announced by the server
+
+    def adopt(self, url: str, log: Log) -> None:
+        """Keep a part file left by an earlier run only if its note says it is of ``url``."""
+        if not self.path.exists():
+            self.note.unlink(missing_ok=True)
+            return
+        try:
+            note = json.loads(self.note.read_text(encoding="utf-8"))
+            valid = isinstance(note, dict) and note.get("url") == url
+        except (OSError, ValueError):
+            valid = False
+        if not valid:
+            # No note, or another URL's: it cannot be trusted to be the same resource.
+            self.discard()
+            return
+        self.validator = note.get("validator") if isinstance(note.get("validator"), str) else None
+        total = note.get("total")
+        self.total = total if isinstance(total, int) and not isinstance(total, bool) else None
+        emit(log, f"{url}: resuming from the {self.path.stat().st_size} bytes an earlier run left in {self.path}")
+
+    def start(self, url: str, response: http.client.HTTPResponse, total: int | None) -> None:
+        """Record where a fresh transfer comes from, before its first byte is written."""
+        self.validator = response.headers.get("ETag") or response.headers.get("Last-Modified")
+        self.total = total
+        note = {"url": url, "validator": self.validator, "total": total}
+        self.note.write_text(json.dumps(note) + "\n", encoding="utf-8")
+
+    def reject(self, keep: str | os.PathLike[str] | None) -> Path | None:
+        if keep is None or not self.path.exists():
+            self.discard()
+            return None
+        keep = Path(keep)
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.path, keep)
+        self.note.unlink(missing_ok=True)
+        return keep
+
+    def forget(self) -> None:
+        self.note.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        self.path.unlink(missing_ok=True)
+        self.note.unlink(missing_ok=True)
+        self.validator = self.total = None
+
+
 def _download(
     url: str,
-    part: Path,
+    part: _Part,
     *,
     retries: int,
     backoff: float,
     timeout: float,
+    ends_at: float | None,
+    deadline: float | None,
+    clock: Callable[[], float],
     chunk_size: int,
     progress: bool,
     log: Log,
@@ -187,33 +277,62 @@ def _download(
     attempt = 0
     while True:
         try:
-            return _attempt(url, part, timeout=timeout, chunk_size=chunk_size, progress=progress, log=log)
+            return _attempt(
+                url, part, timeout=timeout, ends_at=ends_at, deadline=deadline, clock=clock,
+                chunk_size=chunk_size, progress=progress, log=log,
+            )
         except _Retryable as exc:
             problem = str(exc)
         if attempt >= retries:
-            raise DownloadError(f"{url}: giving up after {attempt + 1} attempt(s): {problem}")
+            raise _Incomplete(f"{url}: giving up after {attempt + 1} attempt(s): {problem}")
         delay = backoff * 2**attempt
+        if ends_at is not None and clock() + delay >= ends_at:
+            raise _Incomplete(f"{url}: {_over_deadline(deadline)} (after {attempt + 1} attempt(s): {problem})")
         emit(log, f"{url}: {problem}; retrying in {delay:g} s ({attempt + 1}/{retries})", logging.WARNING)
         sleep(delay)
         attempt += 1
 
 
+def _over_deadline(deadline: float | None) -> str:
+    return (
+        f"did not finish within the deadline of {deadline:g} s for one file "
+        f"(downloads.deadline in the config)"
+    )
+
+
 def _attempt(
-    url: str, part: Path, *, timeout: float, chunk_size: int, progress: bool, log: Log
+    url: str,
+    part: _Part,
+    *,
+    timeout: float,
+    ends_at: float | None,
+    deadline: float | None,
+    clock: Callable[[], float],
+    chunk_size: int,
+    progress: bool,
+    log: Log,
 ) -> tuple[int, str]:
     """One request; returns (size, sha256) of the complete part file or raises."""
-    offset = part.stat().st_size if part.exists() else 0
+    path = part.path
+    offset = path.stat().st_size if path.exists() else 0
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
     if offset:
         headers["Range"] = f"bytes={offset}-"
+        if part.validator:
+            # The server answers 200 with the whole new resource if it changed since.
+            headers["If-Range"] = part.validator
     request = urllib.request.Request(url, headers=headers)
+    wait = timeout if ends_at is None else max(min(timeout, ends_at - clock()), 0.001)
     try:
-        response = urllib.request.urlopen(request, timeout=timeout)
+        response = urllib.request.urlopen(request, timeout=wait)
     except urllib.error.HTTPError as exc:
         exc.close()
         status = f"HTTP {exc.code} {exc.reason}".rstrip()
         if exc.code == 416 and offset:
-            part.unlink(missing_ok=True)
+            if part.total is not None and offset == part.total:
+                # An earlier run received every byte but stopped before the rename.
+                return offset, sha256_file(path)
+            part.discard()
             raise _Retryable(f"{status} for range {offset}-; restarting from zero") from None
         if exc.code >= 500 or exc.code in _RETRY_STATUSES:
             raise _Retryable(status) from None
@@ -222,6 +341,8 @@ def _attempt(
         raise DownloadError(f"{url}: invalid URL: {exc}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", None) or exc
+        if ends_at is not None and clock() >= ends_at:
+            raise _Incomplete(f"{url}: {_over_deadline(deadline)}") from None
         raise _Retryable(f"network error: {reason!s} ({type(exc).__name__})") from None
 
     with response:
@@ -229,33 +350,43 @@ def _attempt(
         length = int(length_header) if length_header and length_header.isdigit() else None
         digest = hashlib.sha256()
         if offset and response.status == 206:
-            match = _CONTENT_RANGE_RE.fullmatch(response.headers.get("Content-Range", "").strip())
-            if not match or int(match.group(1)) != offset:
-                part.unlink(missing_ok=True)
+            content_range = response.headers.get("Content-Range", "").strip()
+            match = _CONTENT_RANGE_RE.fullmatch(content_range)
+            announced = int(match.group(3)) if match and match.group(3) != "*" else None
+            if (
+                not match
+                or int(match.group(1)) != offset
+                or (part.total is not None and announced is not None and announced != part.total)
+            ):
+                part.discard()
                 raise _Retryable(
                     f"server answered range {offset}- with Content-Range "
                     f"{response.headers.get('Content-Range')!r}; restarting from zero"
                 )
-            with open(part, "rb") as fh:
+            with open(path, "rb") as fh:
                 while chunk := fh.read(chunk_size):
                     digest.update(chunk)
             mode = "ab"
         elif response.status == 200:
             if offset:
-                emit(log, f"{url}: server ignored the Range request; restarting from zero")
+                emit(log, f"{url}: server ignored the Range request (or the file changed); restarting from zero")
             offset = 0
             mode = "wb"
+            part.start(url, response, length)
         else:
             raise DownloadError(f"{url}: unexpected HTTP {response.status} {response.reason}")
         total = offset + length if length is not None else None
         received = 0
-        bar = _progress_bar(part, total=total, initial=offset, enabled=progress)
+        bar = _progress_bar(path, total=total, initial=offset, enabled=progress)
         try:
-            with open(part, mode) as fh:
+            with open(path, mode) as fh:
                 while True:
                     try:
-                        chunk = response.read(chunk_size)
+                        # read1 returns what has arrived (at most one wait of `timeout`), so a
+                        # server that drips bytes is seen by the deadline check below.
+                        chunk = response.read1(chunk_size)
                     except (OSError, http.client.HTTPException) as exc:
+                        # IncompleteRead here is, among others, chunked encoding never terminated.
                         raise _Retryable(
                             f"connection lost after {offset + received} of "
                             f"{total if total is not None else 'unknown'} bytes: "
@@ -266,10 +397,15 @@ def _attempt(
                     try:
                         fh.write(chunk)
                     except OSError as exc:
-                        raise DownloadError(f"{url}: cannot write {part}: {exc}") from exc
+                        raise DownloadError(f"{url}: cannot write {path}: {exc}") from exc
                     digest.update(chunk)
                     received += len(chunk)
                     bar.update(len(chunk))
+                    if ends_at is not None and clock() >= ends_at:
+                        raise _Incomplete(
+                            f"{url}: {_over_deadline(deadline)}: received {offset + received} of "
+                            f"{total if total is not None else 'unknown'} bytes"
+                        )
         finally:
             bar.close()
     if length is not None and received < length:
