@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdaflow.data.archive import ArchiveError, ArchiveTooLarge
 from cdaflow.data import datasets as datasets_module
+from cdaflow.data.archive import ArchiveError, ArchiveTooLarge
 from cdaflow.data.datasets import ChecksumError, DatasetError, acquire, describe, local_fingerprint, verify
 from cdaflow.data.download import DownloadError, sha256_tree
 from cdaflow.data.lockfile import LockFile

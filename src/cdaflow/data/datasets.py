@@ -42,7 +42,16 @@ from cdaflow.data.download import (
 )
 from cdaflow.data.lockfile import LockEntry, LockFile, utc_now
 
-__all__ = ["ChecksumError", "DatasetError", "acquire", "describe", "fetch_options", "local_fingerprint", "repin_hint", "verify"]
+__all__ = [
+    "ChecksumError",
+    "DatasetError",
+    "acquire",
+    "describe",
+    "fetch_options",
+    "local_fingerprint",
+    "repin_hint",
+    "verify",
+]
 
 
 class DatasetError(ValueError):
