@@ -148,6 +148,9 @@ def _load_direction(path: Path):
     """The gender direction: a 1-D float array saved by numpy.save; ValueError names the file otherwise."""
     import numpy as np
 
+    with open(path, "rb") as handle:
+        if handle.read(6) != b"\x93NUMPY":  # numpy's own message would talk of pickled data
+            raise ValueError(f"{path}: not a NumPy .npy array (no .npy header; write the direction with numpy.save)")
     try:
         direction = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError) as error:
