@@ -17,6 +17,7 @@ rey\treina\tking\tpair\treyes\treinas
 actor\tactriz\tactor\tpair\tactores\tactrices
 hijo\thija\tson\t\thijos\thijas
 periodista\tperiodista\tjournalist\tcommon\tperiodistas\tperiodistas
+fils\tfille\tson\tpair\tfils\tfilles
 \tpersona\tperson\tepicene\t\tpersonas
 individuo\t\tindividual\tepicene\tindividuos\t
 """
@@ -42,7 +43,7 @@ def gazetteer(tmp_path):
 
 
 def test_kinds_and_provenance(gazetteer):
-    assert gazetteer.counts() == {"pair": 3, "common": 1, "epicene": 2}
+    assert gazetteer.counts() == {"pair": 4, "common": 1, "epicene": 2}
     assert gazetteer.source == ["read from es.tsv", "A test list", "second provenance line"]
     assert gazetteer.to_fem["rey"] == "reina" and gazetteer.to_masc["actriz"] == "actor"
 
@@ -60,6 +61,9 @@ def test_kinds_and_provenance(gazetteer):
         # common gender: the noun stays, the gender follows its Gender feature
         ("periodista", "periodista", "Gender=Fem|Number=Sing", ("periodista", "Masc", "periodista")),
         ("periodistas", "periodista", "Gender=Masc|Number=Plur", ("periodista", "Fem", "periodistas")),
+        # one form for both numbers: the Number feature decides
+        ("fils", "fils", "Gender=Masc|Number=Plur", ("fille", "Fem", "filles")),
+        ("fils", "fils", "Gender=Masc|Number=Sing", ("fille", "Fem", "fille")),
     ],
 )
 def test_lookup(gazetteer, form, lemma, feats, expected):
@@ -179,3 +183,9 @@ def test_shipped_lists(lang):
 def test_names_are_not_nouns(gazetteer):
     assert gazetteer.lookup(word("Reina", "Reina", "", upos="PROPN")) is None  # a name
     assert gazetteer.lookup(word("reina", "reina", "", upos="PROPN")).lemma == "rey"  # a tagging slip
+
+
+def test_describe_names_the_source_and_kinds(gazetteer, tmp_path):
+    gazetteer.write(tmp_path / "gazetteer.tsv")
+    line = Gazetteer.read(tmp_path / "gazetteer.tsv").describe()
+    assert line == "gazetteer.tsv <- es.tsv (4 pair, 1 common, 2 epicene): A test list"

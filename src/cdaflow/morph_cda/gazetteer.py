@@ -140,6 +140,13 @@ class Gazetteer:
         """Entries per kind (what a model's provenance reports)."""
         return {"pair": len(self.to_fem) - len(self.common), "common": len(self.common), "epicene": len(self.epicene)}
 
+    def describe(self) -> str:
+        """One line for users: where the list came from and what it holds."""
+        origins = [line.removeprefix("read from ") for line in self.source if line.startswith("read from ")]
+        notes = [line for line in self.source if not line.startswith("read from ")]
+        counts = ", ".join(f"{n} {kind}" for kind, n in self.counts().items())
+        return f"{' <- '.join(origins) or 'built in memory'} ({counts})" + (f": {notes[0]}" if notes else "")
+
     def write(self, path: Path) -> None:
         """The project's format, provenance first (as ``#`` lines), every kind and plural kept."""
         lines = [f"# {line}\n" for line in self.source]
@@ -206,6 +213,9 @@ class Gazetteer:
         if found is None:
             return None
         masc, current, found_number = found
+        own_singular = masc if current == "Masc" else self.to_fem[masc]
+        if self.plurals.get((own_singular, current)) == own_singular:
+            found_number = None  # one form for both numbers (fils, français, re): the feature decides
         new_gender = "Fem" if current == "Masc" else "Masc"
         new_lemma = self.to_fem[masc] if new_gender == "Fem" else masc
         number = found_number or number or "Sing"

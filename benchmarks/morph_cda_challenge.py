@@ -1,0 +1,147 @@
+"""Study A challenge set: exact match per construction of `cdaflow cda` on the project's sentences.
+
+Reads ``tests/morph_cda/challenge/<lang>.tsv`` (construction, direction, sentence, gold), runs the
+same pipeline as ``cdaflow cda`` (the text parser, the gazetteer's interventions in the row's
+direction, one batched MAP + reinflection call) and prints, per construction, how many
+counterfactuals equal the gold exactly. A sentence without an animate noun counts as unchanged.
+
+    python benchmarks/morph_cda_challenge.py --lang es [--model results/morph_cda/es/models/lin]
+        [--gazetteer resources/morph_cda/gazetteers/es.tsv] [--misses]
+
+Raw text needs a parser: spaCy pipelines run here for es and fr only. For it and he the script
+says so and skips the language, unless ``--conllu`` gives the sentences already parsed (one
+sentence per row, in the file's order).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHALLENGE = ROOT / "tests" / "morph_cda" / "challenge"
+COLUMNS = ["construction", "direction", "sentence", "gold"]
+CONSTRUCTIONS = (
+    "predicative",
+    "passive",
+    "attributive",
+    "relative",
+    "coordination",
+    "postnominal_det",
+    "plural",
+    "two_animate",
+    "common_gender",
+    "epicene",
+)
+
+
+def read_challenge(path: Path) -> list[dict[str, str]]:
+    """The rows of a challenge TSV; a malformed row stops with its file, line and field."""
+    from cdaflow.morph_cda.cda import DIRECTIONS
+
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if header != COLUMNS:
+            raise ValueError(f"{path}: line 1: expected the header {' '.join(COLUMNS)}, got {header}")
+        rows = []
+        for line, cells in enumerate(reader, start=2):
+            if len(cells) != len(COLUMNS):
+                raise ValueError(f"{path}: line {line}: expected {len(COLUMNS)} columns, got {len(cells)}")
+            row = dict(zip(COLUMNS, cells))
+            if row["construction"] not in CONSTRUCTIONS:
+                raise ValueError(f"{path}: line {line}: construction {row['construction']!r} is unknown")
+            if row["direction"] not in DIRECTIONS or row["direction"] == "flip":
+                raise ValueError(f"{path}: line {line}: direction {row['direction']!r} is not to-fem or to-masc")
+            for field in ("sentence", "gold"):
+                if not row[field].strip():
+                    raise ValueError(f"{path}: line {line}: empty {field}")
+            rows.append(row)
+    return rows
+
+
+def counterfactuals(rows, generator, gazetteer, lang: str, conllu: Path | None) -> list[str]:
+    """What `cdaflow cda` prints as the counterfactual of each row (the sentence when nothing changes)."""
+    from cdaflow.io.conllu import read_conllu
+    from cdaflow.morph_cda.cda import interventions_for
+    from cdaflow.text.parsing import get_parser, parse_text_file
+
+    if conllu is not None:
+        sentences = read_conllu(conllu)
+        if len(sentences) != len(rows):
+            raise ValueError(f"{conllu}: {len(sentences)} sentences for {len(rows)} challenge rows")
+    else:
+        parser = get_parser("spacy", lang)
+        sentences = list(parse_text_file(parser, [r["sentence"] for r in rows], sent_id_prefix="c", path="challenge"))
+        if len(sentences) != len(rows):
+            raise ValueError("the parser split a challenge sentence in two; keep one sentence per row")
+    groups = [interventions_for(s, gazetteer, generator, r["direction"]) for s, r in zip(sentences, rows)]
+    chosen = [i for i, group in enumerate(groups) if group]
+    made = generator.generate([sentences[i] for i in chosen], [groups[i] for i in chosen]) if chosen else []
+    out = [r["sentence"] for r in rows]
+    for i, result in zip(chosen, made):
+        out[i] = result.counterfactual
+    return out
+
+
+def score(rows, predictions) -> dict[str, tuple[int, int]]:
+    """{construction: (exact, total)} in CONSTRUCTIONS order, "all" last."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row, predicted in zip(rows, predictions):
+        for key in (row["construction"], "all"):
+            counts[key][0] += predicted == row["gold"]
+            counts[key][1] += 1
+    order = [c for c in CONSTRUCTIONS if c in counts] + ["all"]
+    return {c: (counts[c][0], counts[c][1]) for c in order}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lang", nargs="+", choices=("es", "fr", "it", "he"), default=["es", "fr", "it", "he"])
+    parser.add_argument("--model", type=Path, help="model folder (default results/morph_cda/<lang>/models/lin)")
+    parser.add_argument("--gazetteer", type=Path, help="replaces the model's gazetteer (as cdaflow cda --gazetteer)")
+    parser.add_argument("--conllu", type=Path, help="the sentences already parsed (one language only)")
+    parser.add_argument("--challenge-dir", type=Path, default=CHALLENGE)
+    parser.add_argument("--misses", action="store_true", help="print every sentence that is not exactly right")
+    args = parser.parse_args(argv)
+    if args.conllu and len(args.lang) != 1:
+        parser.error("--conllu needs exactly one --lang")
+
+    from cdaflow.morph_cda.cda import Gazetteer, load_model
+    from cdaflow.text.parsing import ParserUnavailable
+
+    status = 0
+    for lang in args.lang:
+        model = args.model or ROOT / "results" / "morph_cda" / lang / "models" / "lin"
+        rows = read_challenge(args.challenge_dir / f"{lang}.tsv")
+        if not model.exists():
+            print(f"{lang}: skipped: no model at {model} (train one: snakemake results/morph_cda/{lang}/models/lin)")
+            continue
+        generator, gazetteer = load_model(model)
+        if generator.lang != lang:
+            print(f"{lang}: skipped: {model} is a {generator.lang!r} model")
+            status = 1
+            continue
+        if args.gazetteer:
+            gazetteer = Gazetteer.read(args.gazetteer)
+        try:
+            predictions = counterfactuals(rows, generator, gazetteer, lang, args.conllu)
+        except ParserUnavailable as error:
+            print(f"{lang}: skipped: raw text cannot be parsed here ({error}); pass --conllu with the parsed sentences")
+            continue
+        print(f"{lang}: model {model}; gazetteer {gazetteer.describe().split(':')[0]}")
+        print(f"{'construction':<16} {'exact':>5} / {'n':<3}    %")
+        for construction, (exact, total) in score(rows, predictions).items():
+            print(f"{construction:<16} {exact:>5} / {total:<3} {100 * exact / total:5.1f}")
+        if args.misses:
+            for row, predicted in zip(rows, predictions):
+                if predicted != row["gold"]:
+                    print(f"  [{row['construction']}] {row['sentence']}\n    got  {predicted}\n    gold {row['gold']}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
