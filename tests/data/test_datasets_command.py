@@ -106,7 +106,7 @@ def test_force_fetch_keeps_the_old_copy_on_a_pin_mismatch(project: dict[str, Any
     assert hidden_leftovers(project) == []
 
     # Accepting the change on purpose: repin fetches it, pins it and swaps it in.
-    assert main(["datasets", "--config", project["config"], "repin", "toy"]) == 0
+    assert main(["datasets", "repin", "toy", "--config", project["config"]]) == 0
     out = capsys.readouterr().out
     assert f"toy: pin of toy.tgz: {sha(V1)} -> {sha(V2)}" in out
     assert dataset(project) == b"version 2\n" and pin(project) == sha(V2)

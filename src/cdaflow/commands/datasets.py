@@ -53,6 +53,9 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         ),
     )
     repin.add_argument("names", nargs="+", help="datasets to re-pin")
+    for action in (actions.choices[name] for name in ("list", "fetch", "verify", "repin")):
+        # Also accepted after the action (`cdaflow datasets fetch NAME --config FILE`).
+        action.add_argument("--config", type=Path, default=argparse.SUPPRESS, help="workflow config")
     parser.set_defaults(run=run)
 
 
