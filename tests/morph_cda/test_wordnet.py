@@ -56,3 +56,24 @@ def test_bad_lines_are_named(tmp_path):
         read_omw_lemmas(tmp_path / "wn.tab")
     with pytest.raises(ValueError, match="no suffix alternations for 'xx'"):
         load_suffixes("xx")
+
+
+PWN = "/usr/share/wordnet/data.noun"  # Debian's wordnet-base
+OMW_CODES = {"fr": "fra", "it": "ita"}
+
+
+@pytest.mark.parametrize("lang", ["fr", "it"])
+def test_candidates_on_the_real_wordnets(lang):
+    """Princeton WordNet 3.0 + the Open Multilingual Wordnet: the person pairs the project checked by hand."""
+    from pathlib import Path
+
+    code = OMW_CODES[lang]
+    omw = Path(__file__).resolve().parents[3] / "shared" / "data" / "omw" / code / f"wn-data-{code}.tab"
+    if not Path(PWN).exists() or not omw.exists():
+        pytest.skip(f"needs {PWN} (apt-get install wordnet-base) and {omw}")
+    persons = person_synsets(read_pwn_hypernyms(PWN))
+    assert len(persons) > 10_000  # every synset below person.n.01
+    pairs = {(m, f) for m, f, _ in gender_pairs(read_omw_lemmas(omw), persons, load_suffixes(lang))}
+    expected = {"fr": {("acteur", "actrice"), ("ami", "amie"), ("directeur", "directrice")},
+                "it": {("attore", "attrice"), ("figlio", "figlia"), ("scrittore", "scrittrice")}}[lang]
+    assert expected <= pairs
