@@ -143,7 +143,10 @@ def test_repin_a_local_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     assert main(["datasets", "--config", str(config), "fetch", "--force", "mine"]) == 2
     err = capsys.readouterr().err
     assert "changed since" in err and "added: b.txt" in err and "repin mine" in err
+    assert "was not rebuilt" in err and "hard links" in err
     assert main(["datasets", "--config", str(config), "verify"]) == 1
+    out = capsys.readouterr().out
+    assert "added: b.txt" in out and "repin mine" in out
     assert main(["datasets", "--config", str(config), "repin", "mine"]) == 0
     assert "mine: pin of mine: " in capsys.readouterr().out
     assert (tmp_path / "resources/data/mine/b.txt").read_text() == "two\n"

@@ -128,6 +128,13 @@ def _acquire(
             repin=repin,
         )
     except BaseException:
-        if dest.exists():
+        if dest.exists() and entry.get("path"):
+            # Its files are hard links to the local path's where possible: not a snapshot.
+            print(
+                f"{name}: {dest} was not rebuilt; it shares files with {entry['path']} (hard links), "
+                "so files edited in place there show in it too",
+                file=sys.stderr,
+            )
+        elif dest.exists():
             print(f"{name}: the existing copy at {dest} is kept unchanged", file=sys.stderr)
         raise

@@ -528,7 +528,13 @@ def verify(
             continue
         digest = sha256_tree(local) if local.is_dir() else sha256_file(local)
         if digest != expected:
-            problems.append(f"dataset {name}: {local} has sha256 {digest}, expected {expected}")
+            changes = ""
+            if source.path is not None and cache_dir is not None:
+                manifest = _read_json(Path(cache_dir) / name / _MANIFEST)
+                if manifest.get("sha256") == expected and isinstance(manifest.get("files"), dict):
+                    changes = _changes(manifest["files"], _hash_local(local, {})[2])
+            hint = f" (if intended: `{repin_hint(name)}`)" if source.path is not None else ""
+            problems.append(f"dataset {name}: {local} has sha256 {digest}, expected {expected}{changes}{hint}")
     return problems
 
 
