@@ -10,6 +10,7 @@ from cdaflow.morph_cda.cda import (
     CounterfactualGenerator,
     Gazetteer,
     Intervention,
+    gender_intervention,
     interventions_for,
     load_model,
     save_model,
@@ -152,3 +153,35 @@ def test_gazetteer_note_rows_and_one_written_format(tmp_path):
     source.write_text("masculine\tfeminine\nactor\t\n")
     with pytest.raises(ValueError, match="row 2: expected masculine and feminine"):
         Gazetteer.read(source)
+
+
+# "El periodista es experto.": a common-gender noun (no Gender feature), masculine by its article.
+COMMON_GENDER = """# sent_id = periodista
+# text = El periodista es experto.
+1\tEl\tel\tDET\t_\tDefinite=Def|Gender=Masc|Number=Sing|PronType=Art\t2\tdet\t_\t_
+2\tperiodista\tperiodista\tNOUN\t_\tNumber=Sing\t4\tnsubj\t_\t_
+3\tes\tser\tAUX\t_\tMood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin\t4\tcop\t_\t_
+4\texperto\texperto\tADJ\t_\tGender=Masc|Number=Sing\t0\troot\t_\tSpaceAfter=No
+5\t.\t.\tPUNCT\t_\t_\t4\tpunct\t_\t_
+
+"""
+
+
+def test_gender_intervention_gives_a_common_gender_noun_its_new_gender(generator):
+    (sentence,) = parse_conllu_string(COMMON_GENDER)
+    noun = words(sentence)[1]
+    intervention = gender_intervention(1, noun, generator, "Fem", form="periodista")
+    assert intervention.tag == ("Gender=Fem", "Number=Sing")
+    (result,) = generator.generate([sentence], [[intervention]])
+    # Flipping the gender-less tag would change nothing; the given gender reaches El and experto.
+    assert result.counterfactual == "La periodista es experta."
+    assert gender_intervention(0, words(sentence)[0], generator, "Fem").tag == ("Gender=Fem", "Number=Sing")
+    with pytest.raises(ValueError, match="unknown gender"):
+        gender_intervention(1, noun, generator, "Neut")
+
+
+def test_interventions_for_uses_the_shared_intervention(generator, spanish):
+    gazetteer = Gazetteer({"ingeniero": "ingeniera"}, {"ingeniera": "ingeniero"})
+    (found,) = interventions_for(spanish[0], gazetteer, generator, "flip")
+    word = words(spanish[0])[1]
+    assert found == gender_intervention(1, word, generator, "Fem", form="ingeniera", lemma="ingeniera")

@@ -102,6 +102,7 @@ rule morph_cda_evaluate:
             category="Study A: morphological CDA",
             subcategory="{lang}",
         ),
+        by_relation="results/morph_cda/{lang}/intrinsic_by_relation.tsv",
         tuning="results/morph_cda/{lang}/alpha_tuning.tsv",
         examples="results/morph_cda/{lang}/examples.md",
         models=[

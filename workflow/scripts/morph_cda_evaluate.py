@@ -10,7 +10,14 @@ from cdaflow.io.conllu import read_conllu
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.annotations import join, read_annotations
 from cdaflow.morph_cda.cda import CounterfactualGenerator, save_model
-from cdaflow.morph_cda.evaluation import evaluate, evaluate_swap, example_markdown, tune_log_alpha
+from cdaflow.morph_cda.evaluation import (
+    evaluate,
+    evaluate_swap,
+    example_markdown,
+    relation_rows,
+    relation_scores,
+    tune_log_alpha,
+)
 from cdaflow.morph_cda.model import AgreementMRF
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.runtime import input_path, rule_context
@@ -45,13 +52,14 @@ with rule_context(snakemake) as log:  # noqa: F821
         p.upper(): trained[p] for p in smk.params.params
     }
 
-    rows, tuning, outputs = [], [], {}
+    rows, tuning, outputs, by_relation = [], [], {}, []
     for name, mrf in models.items():
         generator = CounterfactualGenerator(mrf, reinflector, lang, smk.params.grid[0])
         best, results = tune_log_alpha(generator, dev, smk.params.grid)
         tuning += [{"model": name, "log_alpha": a} | r for a, r in results]
         scores, outputs[name] = evaluate(generator, test)
         rows.append({"model": name, "log_alpha": best} | scores.as_row())
+        by_relation += relation_rows(name, relation_scores(test, outputs[name]))
         log.info("%s: log α %.2f, %s", name, best, {m: round(rows[-1][m], 2) for m in METRICS})
         if name.lower() in smk.params.params:
             save_model(
@@ -69,6 +77,10 @@ with rule_context(snakemake) as log:  # noqa: F821
     table.insert(0, "scale", smk.params.scale)
     write_tsv_atomic(table, Path(smk.output.table))
     write_tsv_atomic(pd.DataFrame(tuning), Path(smk.output.tuning))
+    relations = pd.DataFrame(by_relation)
+    relations.insert(0, "lang", lang)
+    relations.insert(0, "scale", smk.params.scale)
+    write_tsv_atomic(relations, Path(smk.output.by_relation))
 
     best_model = "LIN" if "LIN" in outputs else next(iter(outputs))
     lines = [

@@ -20,7 +20,7 @@ from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.model import AgreementMRF, Batch, encode
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.surface import CONTRACTIONS, detokenize, match_case, surface
-from cdaflow.morph_cda.tags import Tag, feats_with_tag, flip_gender, gender_of, tag_from_feats
+from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
 
 DIRECTIONS = ("flip", "to-fem", "to-masc")
 
@@ -203,14 +203,32 @@ def interventions_for(
             direction == "to-masc" and new_gender != "Masc"
         ):
             continue
-        tag = generator.word_tag(word)
-        if not gender_of(tag):
-            tag = tuple(sorted((*tag, f"Gender={'Masc' if new_gender == 'Fem' else 'Fem'}")))
-        new_tag = flip_gender(tag)
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
-        out.append(Intervention(index, new_tag, form=form, lemma=new_lemma))
+        out.append(gender_intervention(index, word, generator, new_gender, form=form, lemma=new_lemma))
     return out
+
+
+def gender_intervention(
+    index: int,
+    word: dict,
+    generator: CounterfactualGenerator,
+    new_gender: str,
+    *,
+    form: str | None = None,
+    lemma: str | None = None,
+) -> Intervention:
+    """Fix word `index` to `new_gender` ("Masc" or "Fem"), every other subtag kept.
+
+    The one intervention of both the augmentation path (:func:`interventions_for`) and the
+    evaluation. A common-gender noun (*periodista*, *joven*: no Gender feature in UD) is given
+    `new_gender` outright; flipping its tag would leave it without gender, so nothing agreeing
+    with it could change.
+    """
+    if new_gender not in GENDER_SWAP:
+        raise ValueError(f"unknown gender {new_gender!r}; use one of {sorted(GENDER_SWAP)}")
+    kept = [sub for sub in generator.word_tag(word) if not sub.startswith("Gender=")]
+    return Intervention(index, tuple(sorted((*kept, f"Gender={new_gender}"))), form=form, lemma=lemma)
 
 
 def intervene_in_batches(

@@ -10,17 +10,23 @@ sentences (micro-average):
 * tag accuracy = share of words whose predicted tag equals the gold tag, i.e. whose
   changed/unchanged status is right (only gender can change);
 * form accuracy = share of words whose predicted form equals the gold form.
+
+:func:`relation_rows` splits the same counts by how each word is linked to the intervened noun
+in the tree (its dependent through ``det``, ``amod``, ``acl`` …; its head through ``nsubj`` …;
+further away), so a reader sees which constructions a model gets, and whether a miss is the
+tag's (MRF) or the form's (reinflection).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cdaflow.io.conllu import words
 from cdaflow.morph_cda.annotations import Annotation
-from cdaflow.morph_cda.cda import Counterfactual, CounterfactualGenerator, Intervention
-from cdaflow.morph_cda.tags import flip_gender
+from cdaflow.morph_cda.cda import Counterfactual, CounterfactualGenerator, Intervention, gender_intervention
+from cdaflow.morph_cda.tags import GENDER_SWAP, feats_with_tag, gender_of
 
 METRICS = ("tag_precision", "tag_recall", "tag_f1", "tag_accuracy", "form_accuracy")
 
@@ -78,11 +84,51 @@ def score_sentence(
     return scores
 
 
-def noun_intervention(annotation: Annotation, generator: CounterfactualGenerator | None) -> Intervention:
-    """The gold intervention: the noun's gender flipped, its gold new form given."""
-    word = words(annotation.sentence)[annotation.noun.word_id - 1]
-    tag = generator.word_tag(word) if generator else ()
-    return Intervention(annotation.noun.word_id - 1, flip_gender(tag), form=annotation.noun.new)
+def gold_new_gender(annotation: Annotation, generator: CounterfactualGenerator) -> str:
+    """The gender the annotation gives the intervened noun.
+
+    A noun with one gender takes the other. A common-gender noun (*artista*, *joven*: no Gender
+    feature) takes the gender its annotated counterparts are written in: each changed word is
+    inflected in both genders and votes for the one whose form is its gold form; failing that
+    (no vote, or a tie), the opposite of the changed words' present gender; with no changed
+    word at all, feminine (the noun is read as masculine, as the gazetteer does).
+    """
+    ws = words(annotation.sentence)
+    own = gender_of(generator.word_tag(ws[annotation.noun.word_id - 1]))
+    if len(own) == 1 and next(iter(own)) in GENDER_SWAP:
+        return GENDER_SWAP[next(iter(own))]
+    votes: Counter[str] = Counter()
+    present: Counter[str] = Counter()
+    queries, voters = [], []
+    for change in annotation.changes:
+        word = ws[change.word_id - 1]
+        tag = generator.word_tag(word)
+        genders = gender_of(tag)
+        if len(genders) != 1 or next(iter(genders)) not in GENDER_SWAP:
+            continue
+        present[next(iter(genders))] += 1
+        for gender in GENDER_SWAP:
+            variant = tuple(sorted([t for t in tag if not t.startswith("Gender=")] + [f"Gender={gender}"]))
+            features = feats_with_tag(word["feats"], variant, generator.inventory.features)
+            queries.append(((word["lemma"] or word["form"]).lower(), word["upos"], features))
+            voters.append((gender, change.new.lower()))
+    if queries and generator.reinflector is not None:
+        for (gender, gold), form in zip(voters, generator.reinflector.inflect(queries)):
+            votes[gender] += form.lower() == gold
+    for counter, pick in ((votes, lambda g: g), (present, lambda g: GENDER_SWAP[g])):
+        ranked = counter.most_common()
+        if ranked and ranked[0][1] > 0 and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
+            return pick(ranked[0][0])
+    return "Fem"
+
+
+def noun_intervention(annotation: Annotation, generator: CounterfactualGenerator) -> Intervention:
+    """The gold intervention: the noun set to the annotation's gender, its gold new form given."""
+    index = annotation.noun.word_id - 1
+    word = words(annotation.sentence)[index]
+    return gender_intervention(
+        index, word, generator, gold_new_gender(annotation, generator), form=annotation.noun.new
+    )
 
 
 def predict(generator: CounterfactualGenerator, annotations: Sequence[Annotation]) -> list[Counterfactual]:
@@ -102,6 +148,90 @@ def evaluate(
         changed = {i for i in output.changed if i != noun}
         total.add(score_sentence(annotation, changed, output.forms))
     return total, outputs
+
+
+LINKS = ("dependent", "head", "sibling", "other")
+
+
+def link_to_noun(annotation: Annotation, index: int) -> tuple[str, str]:
+    """(link, UD relation) of word `index` (0-based) to the annotation's intervened noun.
+
+    ``dependent``: the word hangs on the noun, by its own relation (``det``, ``amod``, ``acl``);
+    ``head``: the noun hangs on the word, by the noun's relation (``nsubj`` of a predicative
+    adjective or participle); ``sibling``: both hang on the same head (a copula or auxiliary
+    beside a subject), by the word's relation; ``other``: further away, by the word's relation
+    (``conj`` of a predicative adjective, a relative clause's participle).
+    """
+    ws = words(annotation.sentence)
+    noun = annotation.noun.word_id - 1
+    word_head, noun_head = int(ws[index]["head"] or 0), int(ws[noun]["head"] or 0)
+    if word_head == noun + 1:
+        return "dependent", _relation(ws[index]["deprel"])
+    if noun_head == index + 1:
+        return "head", _relation(ws[noun]["deprel"])
+    if word_head and word_head == noun_head:
+        return "sibling", _relation(ws[index]["deprel"])
+    return "other", _relation(ws[index]["deprel"])
+
+
+def _relation(deprel: str | None) -> str:
+    return (deprel or "dep").split(":", 1)[0]
+
+
+@dataclass
+class RelationScores:
+    """Scores of the words of one (link, relation), plus where their misses come from."""
+
+    scores: Scores = field(default_factory=Scores)
+    form_wrong_tag_right: int = 0  # reinflection's misses: the changed/unchanged status was right
+
+
+def relation_scores(
+    annotations: Sequence[Annotation], outputs: Sequence[Counterfactual]
+) -> dict[tuple[str, str], RelationScores]:
+    """The counts of :func:`score_sentence` per (link, relation) of each word to its noun."""
+    table: dict[tuple[str, str], RelationScores] = {}
+    for annotation, output in zip(annotations, outputs):
+        noun = annotation.noun.word_id - 1
+        gold_changed = {c.word_id - 1 for c in annotation.changes}
+        gold_forms = annotation.gold_forms()
+        for index in range(len(gold_forms)):
+            if index == noun:
+                continue
+            entry = table.setdefault(link_to_noun(annotation, index), RelationScores())
+            predicted, gold = index in output.changed, index in gold_changed
+            form_right = output.forms[index] == gold_forms[index]
+            entry.scores.add(
+                Scores(predicted and gold, predicted, gold, predicted == gold, form_right, 1, 0)
+            )
+            entry.form_wrong_tag_right += predicted == gold and not form_right
+    return table
+
+
+def relation_rows(model: str, table: dict[tuple[str, str], RelationScores]) -> list[dict]:
+    """Rows of ``intrinsic_by_relation.tsv`` for one model: relations where a change is due or made."""
+    rows = []
+    for (link, relation), entry in table.items():
+        counts = entry.scores
+        if not counts.gold and not counts.predicted:
+            continue
+        row = counts.as_row()
+        rows.append(
+            {
+                "model": model,
+                "link": link,
+                "relation": relation,
+                "words": counts.words,
+                "gold_changes": counts.gold,
+                "predicted_changes": counts.predicted,
+                "true_positives": counts.true_positive,
+                **{metric: row[metric] for metric in METRICS},
+                "tag_errors": counts.words - counts.tags_correct,
+                "form_errors_tag_right": entry.form_wrong_tag_right,
+            }
+        )
+    order = {link: i for i, link in enumerate(LINKS)}
+    return sorted(rows, key=lambda r: (order[r["link"]], -r["gold_changes"], -r["predicted_changes"], r["relation"]))
 
 
 def evaluate_swap(annotations: Sequence[Annotation]) -> Scores:
