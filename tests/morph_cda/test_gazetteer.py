@@ -18,6 +18,7 @@ actor\tactriz\tactor\tpair\tactores\tactrices
 hijo\thija\tson\t\thijos\thijas
 periodista\tperiodista\tjournalist\tcommon\tperiodistas\tperiodistas
 fils\tfille\tson\tpair\tfils\tfilles
+músico\tmúsica\tmusician\tone-way\tmúsicos\tmúsicas
 \tpersona\tperson\tepicene\t\tpersonas
 individuo\t\tindividual\tepicene\tindividuos\t
 """
@@ -43,7 +44,7 @@ def gazetteer(tmp_path):
 
 
 def test_kinds_and_provenance(gazetteer):
-    assert gazetteer.counts() == {"pair": 4, "common": 1, "epicene": 2}
+    assert gazetteer.counts() == {"pair": 4, "one-way": 1, "common": 1, "epicene": 2}
     assert gazetteer.source == ["read from es.tsv", "A test list", "second provenance line"]
     assert gazetteer.to_fem["rey"] == "reina" and gazetteer.to_masc["actriz"] == "actor"
 
@@ -101,13 +102,14 @@ def test_write_keeps_everything(gazetteer, tmp_path):
     again = Gazetteer.read(tmp_path / "out.tsv")
     assert again.plurals == gazetteer.plurals and again.epicene == gazetteer.epicene
     assert again.common == gazetteer.common and again.to_fem == gazetteer.to_fem
+    assert again.one_way == gazetteer.one_way == {"músico"}
     assert again.source[1:] == gazetteer.source  # the provenance travels with it
 
 
 @pytest.mark.parametrize(
     "row, message",
     [
-        ("niño\tniña\tchild\tboth\t\t", "row 2: kind 'both' is not one of pair, common, epicene"),
+        ("niño\tniña\tchild\tboth\t\t", "row 2: kind 'both' is not one of pair, one-way, common, epicene"),
         ("\tpersona\tperson\tepicene\t\t\nx\ty\t\tepicene\t\t", "row 3: an epicene noun fills only"),
         ("líder\tlídera\tleader\tcommon\t\t", "row 2: a common-gender noun has one form"),
         ("joven\tjoven\tyoung\tpair\t\t", "row 2: 'joven' is the same form for both genders"),
@@ -188,4 +190,27 @@ def test_names_are_not_nouns(gazetteer):
 def test_describe_names_the_source_and_kinds(gazetteer, tmp_path):
     gazetteer.write(tmp_path / "gazetteer.tsv")
     line = Gazetteer.read(tmp_path / "gazetteer.tsv").describe()
-    assert line == "gazetteer.tsv <- es.tsv (4 pair, 1 common, 2 epicene): A test list"
+    assert line == "gazetteer.tsv <- es.tsv (4 pair, 1 one-way, 1 common, 2 epicene): A test list"
+
+
+def test_one_way_pairs_change_the_masculine_only(gazetteer):
+    found = gazetteer.lookup(word("músicos", "músico", "Gender=Masc|Number=Plur"))
+    assert (found.lemma, found.gender, found.form, found.kind) == ("música", "Fem", "músicas", "one-way")
+    for form, lemma in (("música", "música"), ("música", "músico"), ("músicas", "música")):
+        assert gazetteer.lookup(word(form, lemma, "Gender=Fem")) is None  # "la música" is music
+
+
+def test_an_adjective_with_a_determiner_is_a_noun(tmp_path):
+    """spaCy tags "el sospechoso" ADJ: with its own determiner in a nominal relation it is a noun."""
+    path = tmp_path / "es.tsv"
+    path.write_text("masculine\tfeminine\nsospechoso\tsospechosa\n", encoding="utf-8")
+    gazetteer = Gazetteer.read(path)
+    (sentence,) = parse_conllu_string(
+        "1\tEl\tel\tDET\t_\tGender=Masc|Number=Sing\t2\tdet\t_\t_\n"
+        "2\tsospechoso\tsospechoso\tADJ\t_\tGender=Masc|Number=Sing\t3\tnsubj\t_\t_\n"
+        "3\thuyó\thuir\tVERB\t_\t_\t0\troot\t_\t_\n"
+        "4\tsospechoso\tsospechoso\tADJ\t_\tGender=Masc|Number=Sing\t3\txcomp\t_\t_\n\n"
+    )
+    assert gazetteer.lookup(sentence[1], sentence).form == "sospechosa"
+    assert gazetteer.lookup(sentence[1]) is None  # without the sentence an adjective stays one
+    assert gazetteer.lookup(sentence[3], sentence) is None  # a predicate adjective is no noun

@@ -6,6 +6,8 @@ The project's format has a header and up to six columns::
     masculine  feminine  english  kind  masculine_plural  feminine_plural
 
 * ``kind`` is ``pair`` (the default when the column is absent or empty: *hijo/hija*, *actor/actriz*),
+  ``one-way`` (the masculine becomes the feminine, but the feminine form mostly names a thing and
+  is never looked up: *músico/música* "music", *político/política* "politics"),
   ``common`` (one form for both genders, *periodista*, *joven*: the noun stays, the words agreeing
   with it change; masculine and feminine hold the same form) or ``epicene`` (a noun whose gender
   is fixed whoever it names, *persona*, *víctima*, *individuo*: never changed, and it never makes
@@ -33,7 +35,7 @@ from cdaflow.io.atomic import atomic_file
 
 __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 
-KINDS = ("pair", "common", "epicene")
+KINDS = ("pair", "one-way", "common", "epicene")
 COLUMNS = ("masculine", "feminine", "english", "kind", "masculine_plural", "feminine_plural")
 GENDERS = ("Masc", "Fem")
 
@@ -45,7 +47,7 @@ class Counterpart:
     lemma: str  # the new gender's singular
     gender: str  # "Masc" or "Fem": the new gender
     form: str | None  # the new form in the word's number (lower case), None: reinflect from `lemma`
-    kind: str  # "pair" or "common"
+    kind: str  # "pair", "one-way" or "common"
 
 
 @dataclass
@@ -54,13 +56,15 @@ class Gazetteer:
 
     ``to_fem``/``to_masc`` map singulars; ``common`` holds the common-gender nouns (their form is
     both genders'), ``epicene`` maps a fixed-gender noun's forms to its gender, ``plurals`` maps
-    ``(singular, gender)`` to the plural. ``source`` is the list's provenance (its path and
-    comment lines), carried into a model folder by :meth:`write`.
+    ``(singular, gender)`` to the plural; ``one_way`` holds the masculines of one-way pairs.
+    ``source`` is the list's provenance (its path and comment lines), carried into a model
+    folder by :meth:`write`.
     """
 
     to_fem: dict[str, str] = field(default_factory=dict)
     to_masc: dict[str, str] = field(default_factory=dict)
     common: set[str] = field(default_factory=set)
+    one_way: set[str] = field(default_factory=set)
     epicene: dict[str, str] = field(default_factory=dict)
     plurals: dict[tuple[str, str], str] = field(default_factory=dict)
     english: dict[str, str] = field(default_factory=dict)
@@ -121,10 +125,13 @@ class Gazetteer:
             raise ValueError(f"{where}: expected masculine and feminine columns, got {row}")
         if kind == "common" and masc != fem:
             raise ValueError(f"{where}: a common-gender noun has one form, got {masc!r} and {fem!r}")
-        if kind == "pair" and masc == fem:
+        if kind in ("pair", "one-way") and masc == fem:
             raise ValueError(f"{where}: {masc!r} is the same form for both genders: use kind 'common'")
         self.to_fem.setdefault(masc, fem)
-        self.to_masc.setdefault(fem, masc)
+        if kind == "one-way":
+            self.one_way.add(masc)  # the feminine form is mostly a thing: never looked up
+        else:
+            self.to_masc.setdefault(fem, masc)
         if kind == "common":
             self.common.add(masc)
         for gender, singular in (("Masc", masc), ("Fem", fem)):
@@ -138,7 +145,12 @@ class Gazetteer:
 
     def counts(self) -> dict[str, int]:
         """Entries per kind (what a model's provenance reports)."""
-        return {"pair": len(self.to_fem) - len(self.common), "common": len(self.common), "epicene": len(self.epicene)}
+        return {
+            "pair": len(self.to_fem) - len(self.common) - len(self.one_way),
+            "one-way": len(self.one_way),
+            "common": len(self.common),
+            "epicene": len(self.epicene),
+        }
 
     def describe(self) -> str:
         """One line for users: where the list came from and what it holds."""
@@ -152,7 +164,7 @@ class Gazetteer:
         lines = [f"# {line}\n" for line in self.source]
         lines.append("\t".join(COLUMNS) + "\n")
         for masc, fem in sorted(self.to_fem.items()):
-            kind = "common" if masc in self.common else "pair"
+            kind = self._kind(masc)
             cells = [masc, fem, self.english.get(masc, ""), kind]
             cells += [self.plurals.get((masc, "Masc"), ""), self.plurals.get((fem, "Fem"), "")]
             lines.append("\t".join(cells) + "\n")
@@ -180,7 +192,9 @@ class Gazetteer:
         noun's gender comes from its Gender feature, else from its determiners and adjectives in
         `sentence` (when given), else it is taken as masculine (the augmentation's convention).
         """
-        if word["upos"] not in ("NOUN", "PROPN") or self.is_epicene(word):
+        if word["upos"] == "ADJ" and not _used_as_noun(word, sentence):
+            return None
+        if word["upos"] not in ("NOUN", "PROPN", "ADJ") or self.is_epicene(word):
             return None
         if word["upos"] == "PROPN" and not word["form"].islower():
             return None  # a name (China, Argentina, Hebrew דוד "David"), not a lower-case tagging slip
@@ -198,7 +212,7 @@ class Gazetteer:
             found = (self.to_masc[form], "Fem", "Sing")
         elif (form, "Masc") in singular_of:
             found = (singular_of[(form, "Masc")], "Masc", "Plur")
-        elif (form, "Fem") in singular_of:
+        elif (form, "Fem") in singular_of and singular_of[(form, "Fem")] in self.to_masc:
             found = (self.to_masc[singular_of[(form, "Fem")]], "Fem", "Plur")
         elif lemma in self.common:
             found = (lemma, gender or self._context_gender(word, sentence) or "Masc", None)
@@ -206,7 +220,7 @@ class Gazetteer:
             found = (lemma, "Masc", None)
         elif gender == "Fem" and lemma in self.to_masc:
             found = (self.to_masc[lemma], "Fem", None)
-        elif gender == "Fem" and lemma in self.to_fem:  # a feminine form with a masculine lemma
+        elif gender == "Fem" and lemma in self.to_fem and lemma not in self.one_way:  # niña, lemma niño
             found = (lemma, "Fem", None)
         elif gender is None and lemma in self.to_fem:
             found = (lemma, "Masc", None)
@@ -223,7 +237,10 @@ class Gazetteer:
             new_form = new_lemma
         else:
             new_form = self.plurals.get((new_lemma, new_gender))
-        return Counterpart(new_lemma, new_gender, new_form, "common" if masc in self.common else "pair")
+        return Counterpart(new_lemma, new_gender, new_form, self._kind(masc))
+
+    def _kind(self, masculine: str) -> str:
+        return "common" if masculine in self.common else "one-way" if masculine in self.one_way else "pair"
 
     def counterpart(self, word: dict) -> tuple[str, str] | None:
         """(new lemma, new gender) for an animate noun, or None when the word is not one."""
@@ -274,6 +291,19 @@ class Gazetteer:
         with atomic_file(path, "w") as handle:
             handle.write("\n".join(out) + "\n")
         return filled
+
+
+# Relations of a noun phrase's head: an adjective in one of them with a determiner of its own is
+# an adjective used as a noun (spaCy tags "el sospechoso", "los detenidos" ADJ).
+NOMINAL_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "conj")
+
+
+def _used_as_noun(word: dict, sentence) -> bool:
+    if sentence is None or word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
+        return False
+    from cdaflow.io.conllu import words
+
+    return any(w["head"] == word["id"] and w["deprel"].split(":")[0] == "det" for w in words(sentence))
 
 
 # -- regular plurals ------------------------------------------------------------------------
