@@ -214,3 +214,9 @@ def test_an_adjective_with_a_determiner_is_a_noun(tmp_path):
     assert gazetteer.lookup(sentence[1], sentence).form == "sospechosa"
     assert gazetteer.lookup(sentence[1]) is None  # without the sentence an adjective stays one
     assert gazetteer.lookup(sentence[3], sentence) is None  # a predicate adjective is no noun
+    (fused,) = parse_conllu_string(
+        "1\tVi\tver\tVERB\t_\t_\t0\troot\t_\t_\n"
+        "2\tal\tal\tADP\t_\tAdpType=Preppron\t3\tcase\t_\t_\n"
+        "3\tsospechoso\tsospechoso\tADJ\t_\tGender=Masc|Number=Sing\t1\tobj\t_\t_\n\n"
+    )
+    assert gazetteer.lookup(fused[2], fused).form == "sospechosa"  # "al" is "a" + "el"

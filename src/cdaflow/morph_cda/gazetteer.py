@@ -303,7 +303,15 @@ def _used_as_noun(word: dict, sentence) -> bool:
         return False
     from cdaflow.io.conllu import words
 
-    return any(w["head"] == word["id"] and w["deprel"].split(":")[0] == "det" for w in words(sentence))
+    from cdaflow.morph_cda.surface import CONTRACTIONS
+
+    # a fused preposition + article (es "al", fr "du", spaCy's one token) carries the determiner
+    fused = {joined for table in CONTRACTIONS.values() for joined in table.values()}
+    return any(
+        w["head"] == word["id"]
+        and (w["deprel"].split(":")[0] == "det" or (w["deprel"] == "case" and w["form"].lower() in fused))
+        for w in words(sentence)
+    )
 
 
 # -- regular plurals ------------------------------------------------------------------------
