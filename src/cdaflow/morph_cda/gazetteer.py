@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
+from cdaflow.io.conllu import words
+from cdaflow.morph_cda.surface import CONTRACTIONS
 
 __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 
@@ -251,8 +253,6 @@ class Gazetteer:
     def _context_gender(word: dict, sentence) -> str | None:
         if sentence is None:
             return None
-        from cdaflow.io.conllu import words
-
         genders = {
             (dependent["feats"] or {}).get("Gender")
             for dependent in words(sentence)
@@ -301,10 +301,6 @@ NOMINAL_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "co
 def _used_as_noun(word: dict, sentence) -> bool:
     if sentence is None or word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
         return False
-    from cdaflow.io.conllu import words
-
-    from cdaflow.morph_cda.surface import CONTRACTIONS
-
     # a fused preposition + article (es "al", fr "du", spaCy's one token) carries the determiner
     fused = {joined for table in CONTRACTIONS.values() for joined in table.values()}
     return any(
