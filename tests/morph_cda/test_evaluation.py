@@ -153,3 +153,38 @@ def test_relation_rows_separate_tag_and_form_errors(annotation):
     nsubj = rows[("head", "nsubj")]
     assert (nsubj["gold_changes"], nsubj["true_positives"], nsubj["tag_recall"], nsubj["tag_errors"]) == (1, 0, 0, 1)
     assert [r["link"] for r in relation_rows("LIN", relation_scores([annotation], [output]))][-1] == "head"
+
+
+def test_tuning_picks_gender_carrying_when_the_dev_sentences_need_it():
+    import torch
+
+    from cdaflow.morph_cda.evaluation import tune_log_alpha
+    from cdaflow.morph_cda.model import Batch, encode
+
+    (sentence,) = parse_conllu_string(
+        "# text = Este profesor es el mejor.\n"
+        "1\tEste\teste\tDET\t_\tGender=Masc|Number=Sing\t2\tdet\t_\t_\n"
+        "2\tprofesor\tprofesor\tNOUN\t_\tGender=Masc|Number=Sing\t5\tnsubj\t_\t_\n"
+        "3\tes\tser\tAUX\t_\tNumber=Sing|Person=3\t5\tcop\t_\t_\n"
+        "4\tel\tel\tDET\t_\tGender=Masc|Number=Sing\t5\tdet\t_\t_\n"
+        "5\tmejor\tmejor\tADJ\t_\tNumber=Sing\t0\troot\t_\t_\n\n"
+    )
+    tags = [tag_from_feats(w["feats"]) for w in sentence]
+    inventory = TagInventory.from_tags(tags + [("Gender=Fem", "Number=Sing"), ("Gender=Fem", "Number=Sing")])
+    mrf = AgreementMRF(inventory, "lin", "es")
+    batch = Batch.build([encode(sentence, inventory)])
+    with torch.no_grad():
+        for j in (0, 1, 3):
+            for g, sub in enumerate(inventory.subtags):
+                if sub.startswith("Gender="):
+                    mrf.W[int(batch.triple[0, j]), g, g] = 5.0
+    generator = CounterfactualGenerator(mrf, FormsByGender(), "es", 1.0)
+    annotation = Annotation(
+        "tb", "test", "m", "dev", Change(2, "profesor", "profesora"),
+        (Change(1, "Este", "Esta"), Change(4, "el", "la")), "", "x.tsv:4", sentence,
+    )
+    best, results = tune_log_alpha(generator, [annotation], [1.0, 2.0], carry_gender=(False, True))
+    assert (best, generator.carry_gender) == (1.0, True)
+    assert {(a, c) for a, c, _ in results} == {(1.0, False), (2.0, False), (1.0, True), (2.0, True)}
+    f1 = {(a, c): row["tag_f1"] for a, c, row in results}
+    assert f1[(1.0, True)] == 100 and f1[(1.0, False)] < 100

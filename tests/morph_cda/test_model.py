@@ -120,3 +120,58 @@ def test_edge_potentials_match_the_definition(spanish):
     assert torch.allclose(edge.table[edge.index[0, j]], expected, atol=1e-5)
     unary = torch.zeros(1, batch.trees.max_len, inventory.size)
     assert torch.isfinite(log_partition(unary, edge, batch.trees)).all()
+
+
+def test_nn_link_identity_and_the_papers_exp(spanish, tmp_path):
+    inventory = inventory_of(spanish)
+    torch.manual_seed(0)
+    identity = AgreementMRF(inventory, "nn", "es")
+    paper = AgreementMRF(inventory, "nn", "es", nn_link="exp")
+    paper.load_state_dict(identity.state_dict())
+    batch = Batch.build([encode(s, inventory) for s in spanish])
+    weights, _ = identity.arc_matrices(batch)
+    exp_weights, _ = paper.arc_matrices(batch)
+    assert bool((weights < 0).any())  # the identity link can say "these subtags disagree"
+    assert torch.allclose(exp_weights, torch.exp(weights))
+    paper.save(tmp_path / "exp")
+    assert AgreementMRF.load(tmp_path / "exp").nn_link == "exp"
+    # A folder saved before the link was recorded holds the paper's exp link.
+    config = tmp_path / "exp" / "config.json"
+    config.write_text(config.read_text().replace('"nn_link": "exp"', '"unused": 0'))
+    assert AgreementMRF.load(tmp_path / "exp").nn_link == "exp"
+    with pytest.raises(ValueError, match="unknown nn_link"):
+        AgreementMRF(inventory, "nn", "es", nn_link="softplus")
+
+
+MEJOR = """# text = Este profesor es el mejor.
+1\tEste\teste\tDET\t_\tGender=Masc|Number=Sing\t2\tdet\t_\t_
+2\tprofesor\tprofesor\tNOUN\t_\tGender=Masc|Number=Sing\t5\tnsubj\t_\t_
+3\tes\tser\tAUX\t_\tNumber=Sing|Person=3\t5\tcop\t_\t_
+4\tel\tel\tDET\t_\tGender=Masc|Number=Sing\t5\tdet\t_\t_
+5\tmejor\tmejor\tADJ\t_\tNumber=Sing\t0\troot\t_\t_
+6\tla\tel\tDET\t_\tGender=Fem|Number=Sing\t7\tdet\t_\t_
+7\tmadre\tmadre\tNOUN\t_\tGender=Fem|Number=Sing\t5\tnsubj\t_\t_
+
+"""
+
+
+def test_a_word_without_gender_carries_one_when_asked():
+    from cdaflow.io.conllu import parse_conllu_string
+
+    (sentence,) = parse_conllu_string(MEJOR)
+    inventory = inventory_of([sentence])
+    model = AgreementMRF(inventory, "lin", "es")
+    gender = [i for i, sub in enumerate(inventory.subtags) if sub.startswith("Gender=")]
+    batch = Batch.build([encode(sentence, inventory)])
+    with torch.no_grad():  # agreement in gender on det and nsubj arcs, none elsewhere
+        for j in (0, 1, 3):
+            for g in gender:
+                model.W[int(batch.triple[0, j]), g, g] = 5.0
+    fem = inventory.index(("Gender=Fem", "Number=Sing"))
+    plain = model.intervene(batch, [[(1, fem)]], log_alpha=1.0)
+    carried = model.intervene(batch, [[(1, fem)]], log_alpha=1.0, carry_gender=True)
+    assert [inventory.tags[t] for t in plain[0].tolist()][3] == ("Gender=Masc", "Number=Sing")
+    new = [inventory.tags[t] for t in carried[0].tolist()]
+    assert new[0] == new[1] == new[3] == ("Gender=Fem", "Number=Sing")  # el → la through mejor
+    assert new[4] == ("Number=Sing",)  # mejor keeps its own tag
+    assert new[2] == ("Number=Sing", "Person=3")

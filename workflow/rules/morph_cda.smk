@@ -117,6 +117,7 @@ rule morph_cda_evaluate:
         lang=lambda wc: wc.lang,
         params=MORPH["parameterizations"],
         grid=MORPH["log_alpha_grid"],
+        carry_gender=MORPH["carry_gender"],
         features=MORPH["features"],
         gazetteer_member=lambda wc: file_ref_member(MORPH["languages"][wc.lang]["gazetteer"]),
         seed=config["seed"],

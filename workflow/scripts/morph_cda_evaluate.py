@@ -55,10 +55,10 @@ with rule_context(snakemake) as log:  # noqa: F821
     rows, tuning, outputs, by_relation = [], [], {}, []
     for name, mrf in models.items():
         generator = CounterfactualGenerator(mrf, reinflector, lang, smk.params.grid[0])
-        best, results = tune_log_alpha(generator, dev, smk.params.grid)
-        tuning += [{"model": name, "log_alpha": a} | r for a, r in results]
+        best, results = tune_log_alpha(generator, dev, smk.params.grid, smk.params.carry_gender)
+        tuning += [{"model": name, "log_alpha": a, "carry_gender": c} | r for a, c, r in results]
         scores, outputs[name] = evaluate(generator, test)
-        rows.append({"model": name, "log_alpha": best} | scores.as_row())
+        rows.append({"model": name, "log_alpha": best, "carry_gender": generator.carry_gender} | scores.as_row())
         by_relation += relation_rows(name, relation_scores(test, outputs[name]))
         log.info("%s: log α %.2f, %s", name, best, {m: round(rows[-1][m], 2) for m in METRICS})
         if name.lower() in smk.params.params:
@@ -68,8 +68,9 @@ with rule_context(snakemake) as log:  # noqa: F821
                 Path(smk.input.reinflector),
                 input_path(smk.input.gazetteer, smk.params.gazetteer_member),
                 best,
+                carry_gender=generator.carry_gender,
             )
-    rows.append({"model": "SWAP", "log_alpha": None} | evaluate_swap(test).as_row())
+    rows.append({"model": "SWAP", "log_alpha": None, "carry_gender": None} | evaluate_swap(test).as_row())
     table = pd.DataFrame(rows)
     for i, metric in enumerate(METRICS):
         table[f"paper_{metric}"] = [PAPER.get((lang, m), (None,) * 5)[i] for m in table["model"]]

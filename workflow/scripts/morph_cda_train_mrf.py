@@ -29,7 +29,12 @@ with rule_context(snakemake) as log:  # noqa: F821
         len(inventory.subtags),
     )
     model = AgreementMRF(
-        inventory, smk.wildcards.param, smk.wildcards.lang, n1=settings["n1"], n2=settings["n2"]
+        inventory,
+        smk.wildcards.param,
+        smk.wildcards.lang,
+        n1=settings["n1"],
+        n2=settings["n2"],
+        nn_link=settings["nn_link"],
     ).to(device)
     train_batches = make_batches([encode(s, inventory) for s in train_trees], settings["batch_size"], device)
     dev_batches = make_batches([encode(s, inventory) for s in dev_trees], settings["batch_size"], device)

@@ -71,12 +71,19 @@ class CounterfactualGenerator:
     """The MRF + reinflector pipeline for one language."""
 
     def __init__(
-        self, mrf: AgreementMRF, reinflector: Reinflector | None, lang: str, log_alpha: float
+        self,
+        mrf: AgreementMRF,
+        reinflector: Reinflector | None,
+        lang: str,
+        log_alpha: float,
+        *,
+        carry_gender: bool = False,
     ) -> None:
         self.mrf = mrf
         self.reinflector = reinflector
         self.lang = lang
         self.log_alpha = log_alpha
+        self.carry_gender = carry_gender  # see AgreementMRF.intervene
         self.inventory = mrf.inventory
         self.device = next(iter(mrf.buffers())).device
 
@@ -114,7 +121,7 @@ class CounterfactualGenerator:
         batch = Batch.build(encoded, self.device)
         fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
         if propagate:
-            predicted = self.mrf.intervene(batch, fixed, self.log_alpha).cpu()
+            predicted = self.mrf.intervene(batch, fixed, self.log_alpha, carry_gender=self.carry_gender).cpu()
         else:
             predicted = batch.tags.clone().cpu()
             for b, pairs in enumerate(fixed):
@@ -252,14 +259,25 @@ MODEL_FILES = ("cda.json", "mrf", "reinflection", "gazetteer.tsv")
 
 
 def save_model(
-    destination: Path, mrf: AgreementMRF, reinflector_dir: Path, gazetteer: Path, log_alpha: float
+    destination: Path,
+    mrf: AgreementMRF,
+    reinflector_dir: Path,
+    gazetteer: Path,
+    log_alpha: float,
+    *,
+    carry_gender: bool = False,
 ) -> None:
-    """One self-contained folder: the MRF, the reinflector, the gazetteer and the tuned log α."""
+    """One self-contained folder: the MRF, the reinflector, the gazetteer and the tuned settings."""
     with atomic_directory(destination) as tmp:
         mrf.save(tmp / "mrf")
         shutil.copytree(reinflector_dir, tmp / "reinflection")
         Gazetteer.read(gazetteer).write(tmp / "gazetteer.tsv")  # normalised to one format
-        settings = {"lang": mrf.lang, "parameterization": mrf.parameterization, "log_alpha": log_alpha}
+        settings = {
+            "lang": mrf.lang,
+            "parameterization": mrf.parameterization,
+            "log_alpha": log_alpha,
+            "carry_gender": carry_gender,
+        }
         (tmp / "cda.json").write_text(json.dumps(settings, indent=1))
 
 
@@ -277,5 +295,7 @@ def load_model(
     settings = json.loads((directory / "cda.json").read_text())
     mrf = AgreementMRF.load(directory / "mrf", device)
     reinflector = Reinflector.load(directory / "reinflection", device=device, threads=threads)
-    generator = CounterfactualGenerator(mrf, reinflector, settings["lang"], settings["log_alpha"])
+    generator = CounterfactualGenerator(
+        mrf, reinflector, settings["lang"], settings["log_alpha"], carry_gender=settings.get("carry_gender", False)
+    )
     return generator, Gazetteer.read(directory / "gazetteer.tsv")

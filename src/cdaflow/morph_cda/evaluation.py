@@ -244,16 +244,27 @@ def evaluate_swap(annotations: Sequence[Annotation]) -> Scores:
 
 
 def tune_log_alpha(
-    generator: CounterfactualGenerator, dev: Sequence[Annotation], grid: Sequence[float]
-) -> tuple[float, list[tuple[float, dict]]]:
-    """The log α of `grid` with the best dev tag F1 (ties: form accuracy, then the smaller α)."""
+    generator: CounterfactualGenerator,
+    dev: Sequence[Annotation],
+    grid: Sequence[float],
+    carry_gender: Sequence[bool] = (False,),
+) -> tuple[float, list[tuple[float, bool, dict]]]:
+    """The log α of `grid` (and gender carrying, of `carry_gender`) with the best dev tag F1.
+
+    Ties go to form accuracy, then to no carrying, then to the smaller α. The generator is left
+    set to the best pair; the result is (best log α, [(log α, carry, dev scores), ...]).
+    """
     results = []
-    for log_alpha in grid:
-        generator.log_alpha = log_alpha
-        scores, _ = evaluate(generator, dev)
-        results.append((log_alpha, scores.as_row()))
-    best = max(results, key=lambda r: (round(r[1]["tag_f1"], 9), round(r[1]["form_accuracy"], 9), -r[0]))
-    generator.log_alpha = best[0]
+    for carry in carry_gender:
+        for log_alpha in grid:
+            generator.log_alpha, generator.carry_gender = log_alpha, carry
+            scores, _ = evaluate(generator, dev)
+            results.append((log_alpha, carry, scores.as_row()))
+    best = max(
+        results,
+        key=lambda r: (round(r[2]["tag_f1"], 9), round(r[2]["form_accuracy"], 9), not r[1], -r[0]),
+    )
+    generator.log_alpha, generator.carry_gender = best[0], best[1]
     return best[0], results
 
 

@@ -134,6 +134,19 @@ class TagInventory:
                 allowed[i, self._tag_index[flipped]] = True
         return allowed
 
+    def gender_carriers(self) -> torch.Tensor:
+        """[K, K] bool: tag j is tag i (which has no gender subtag) plus one gender subtag."""
+        k = len(self.tags)
+        carriers = torch.zeros(k, k, dtype=torch.bool)
+        for i, tag in enumerate(self.tags):
+            if gender_of(tag):
+                continue
+            for gender in GENDER_SWAP:
+                j = self._tag_index.get(tuple(sorted((*tag, f"Gender={gender}"))))
+                if j is not None:
+                    carriers[i, j] = True
+        return carriers
+
     def flipped_index(self) -> torch.Tensor:
         """[K] index of each tag with its gender flipped (itself when it cannot flip)."""
         return torch.tensor(
