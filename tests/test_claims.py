@@ -213,3 +213,52 @@ def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, mo
         logging.root.handlers[:], _ = handlers, logging.root.setLevel(level)
     written = pd.read_csv(results / "claims.tsv", sep="\t", keep_default_na=False).set_index("id")
     assert written.at["X1", "verdict"] == HOLDS and written.at["X6", "verdict"] == NOT_COMPUTABLE
+
+
+def test_prefix_match_names_the_row_it_found(tmp_path):
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(textwrap.dedent(
+        """
+        claims:
+          - id: D1
+            study: sentence_bias
+            claim: Sub95 lowers the average
+            check:
+              left: {table: seat.tsv, where: {test: {prefix: "average |d|"}}, column: sub95}
+              op: "<"
+              right: {table: seat.tsv, where: {test: {prefix: "average |d|"}}, column: original}
+        """
+    ), encoding="utf-8")
+    _write(tmp_path / "results/seat.tsv", [
+        {"test": "C1", "original": 1.5, "sub95": 1.6},
+        {"test": "average |d| (C6, C7)", "original": 1.2, "sub95": 1.0},
+    ])
+    row = ledger_table(tmp_path / "results", load_claims(claims)).iloc[0]
+    assert row["verdict"] == HOLDS
+    assert row["ours"] == "1 (average |d| (C6, C7) sub95) vs 1.2 (average |d| (C6, C7) original)"
+    claims.write_text(claims.read_text().replace('{prefix: "average |d|"}', '{starts: "average"}', 1))
+    with pytest.raises(ClaimsError, match=r"claim D1: field check.left.where.test: expected a value"):
+        load_claims(claims)
+
+
+def test_a_rate_over_no_items_is_not_computable(tmp_path):
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(textwrap.dedent(
+        """
+        claims:
+          - id: B8
+            study: regender
+            claim: recall on G above recall on N
+            check:
+              left: {table: classifier.tsv, where: {test_set: opensubs_test}, column: G_recall, nonzero: G_support}
+              op: ">"
+              right: {table: classifier.tsv, where: {test_set: opensubs_test}, column: N_recall, nonzero: N_support}
+        """
+    ), encoding="utf-8")
+    rows = {"test_set": "opensubs_test", "G_recall": 95.0, "G_support": 20, "N_recall": 0.0, "N_support": 0}
+    _write(tmp_path / "results/classifier.tsv", [rows])
+    row = ledger_table(tmp_path / "results", load_claims(claims)).iloc[0]
+    assert row["verdict"] == NOT_COMPUTABLE
+    assert row["reason"] == "results/classifier.tsv: N_support is 0 at test_set=opensubs_test (no such items), so N_recall cannot be judged"
+    _write(tmp_path / "results/classifier.tsv", [rows | {"N_recall": 50.0, "N_support": 4}])
+    assert ledger_table(tmp_path / "results", load_claims(claims)).iloc[0]["verdict"] == HOLDS

@@ -12,8 +12,10 @@
 
 A check compares two operands: ``left``, an ``op`` and ``right`` (and ``target`` for
 ``closer_to``). Operands are a number, ``{paper: <key>}``, or a cell of a result table:
-``{table: <path under results/>, where: {column: value or [values]}, column: <name>,
-aggregate: mean|min|max}`` (without ``aggregate`` exactly one row must match). Ops:
+``{table: <path under results/>, where: {column: value, [values] or {prefix: text}},
+column: <name>, aggregate: mean|min|max, nonzero: <column>}`` (without ``aggregate`` exactly one
+row must match; a prefix match prints the row it found, e.g. which tests a SEAT average covers;
+``nonzero`` names a count that must not be 0, e.g. the support behind a recall). Ops:
 
 * ``>``, ``<``: strictly greater / less (a direction claim);
 * ``>=``, ``<=``: not less / not more, allowing ``tolerance`` the wrong way;
@@ -103,11 +105,14 @@ def _operand_errors(operand: Any, where: str, paper_values: Mapping[str, Any]) -
             return [f"{where}.paper: {key!r} has no numeric value"]
         return []
     problems = [f"{where}: field {name} is missing" for name in ("table", "column") if not operand.get(name)]
-    unknown = set(operand) - {"table", "where", "column", "aggregate"}
+    unknown = set(operand) - {"table", "where", "column", "aggregate", "nonzero"}
     if unknown:
         problems.append(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
     if "where" in operand and not isinstance(operand["where"], Mapping):
         problems.append(f"{where}.where: expected a mapping column -> value")
+    for column, wanted in (operand.get("where") or {}).items() if isinstance(operand.get("where"), Mapping) else ():
+        if isinstance(wanted, Mapping) and set(wanted) != {"prefix"}:
+            problems.append(f"{where}.where.{column}: expected a value, a list of values or {{prefix: text}}")
     if "aggregate" in operand and operand["aggregate"] not in AGGREGATES:
         problems.append(f"{where}.aggregate: {operand['aggregate']!r} is not one of {', '.join(AGGREGATES)}")
     return problems
@@ -201,8 +206,17 @@ class _Tables:
 
 
 def _matches(column: pd.Series, wanted: Any) -> pd.Series:
+    """Rows whose cell equals `wanted` (or one of a list), or starts with ``{prefix: ...}``."""
+    if isinstance(wanted, Mapping):
+        return column.str.startswith(str(wanted["prefix"]))
     values = wanted if isinstance(wanted, list) else [wanted]
     return column.isin([str(value) for value in values])
+
+
+def _show(wanted: Any) -> str:
+    if isinstance(wanted, Mapping):
+        return f"{wanted['prefix']}*"
+    return "/".join(map(str, wanted)) if isinstance(wanted, list) else str(wanted)
 
 
 def _number(text: str) -> float:
@@ -212,35 +226,45 @@ def _number(text: str) -> float:
         return math.nan
 
 
-def _operand(operand: Any, tables: _Tables, paper_values: Mapping[str, Mapping[str, Any]]) -> float:
+def _operand(operand: Any, tables: _Tables, paper_values: Mapping[str, Mapping[str, Any]]) -> tuple[float, str]:
+    """(value, what it is): a constant's label is empty, a cell's names its row and column."""
     if isinstance(operand, (int, float)):
-        return float(operand)
+        return float(operand), ""
     if "paper" in operand:
-        return float(paper_values[operand["paper"]]["value"])
+        return float(paper_values[operand["paper"]]["value"]), ""
     relative, column = operand["table"], operand["column"]
     table = tables.get(relative)
-    selector = ", ".join(f"{k}={v}" for k, v in (operand.get("where") or {}).items()) or "any row"
-    for name in [*(operand.get("where") or {}), column]:
+    where = operand.get("where") or {}
+    selector = ", ".join(f"{k}={_show(v)}" for k, v in where.items()) or "any row"
+    nonzero = [operand["nonzero"]] if operand.get("nonzero") else []
+    for name in [*where, column, *nonzero]:
         if name not in table.columns:
             raise NotComputable(f"results/{relative} has no column {name}")
     chosen = table
-    for name, wanted in (operand.get("where") or {}).items():
+    for name, wanted in where.items():
         chosen = chosen[_matches(chosen[name], wanted)]
     if chosen.empty:
         raise NotComputable(f"results/{relative} has no row {selector}")
+    for name in nonzero:
+        # A rate over no items (recall of a class absent from the set) says nothing.
+        if (chosen[name].map(_number).fillna(0) == 0).any():
+            raise NotComputable(f"results/{relative}: {name} is 0 at {selector} (no such items), so {column} cannot be judged")
     values = chosen[column].map(_number)
     aggregate = operand.get("aggregate")
     if aggregate is None:
         if len(values) > 1:
             raise NotComputable(f"results/{relative}: {len(values)} rows match {selector}, the claim needs one")
         value = values.iloc[0]
+        # A prefix match shows the row it found (e.g. which SEAT tests an average covers).
+        label = " ".join(chosen[name].iloc[0] if isinstance(w, Mapping) else _show(w) for name, w in where.items())
     else:
         if values.isna().any():
             raise NotComputable(f"results/{relative}: an empty {column} among the rows {selector}")
         value = getattr(values, AGGREGATES[aggregate])()
+        label = aggregate + " " + " ".join(_show(w) for w in where.values())
     if math.isnan(value):
         raise NotComputable(f"results/{relative}: {column} is empty at {selector}")
-    return float(value)
+    return float(value), f"{label} {column}".strip()
 
 
 def _describe(check: Mapping[str, Any]) -> str:
@@ -273,15 +297,8 @@ def _format(value: float) -> str:
     return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.3e}"
 
 
-def _side(operand: Any, value: float) -> str:
-    """`value` with what it is: a bare number for constants, else the table's selection."""
-    if isinstance(operand, Mapping) and "table" in operand:
-        where = ", ".join(f"{v if not isinstance(v, list) else '/'.join(map(str, v))}" for v in (operand.get("where") or {}).values())
-        label = f"{where} {operand['column']}".strip()
-        if operand.get("aggregate"):
-            label = f"{operand['aggregate']} {label}"
-        return f"{_format(value)} ({label})"
-    return _format(value)
+def _side(value: float, label: str) -> str:
+    return f"{_format(value)} ({label})" if label else _format(value)
 
 
 def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str = "") -> dict[str, str]:
@@ -306,9 +323,9 @@ def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str =
     }
     check = claim.check
     try:
-        left = _operand(check["left"], tables, ledger.paper_values)
-        right = _operand(check["right"], tables, ledger.paper_values)
-        target = _operand(check["target"], tables, ledger.paper_values) if check["op"] == "closer_to" else None
+        left, left_label = _operand(check["left"], tables, ledger.paper_values)
+        right, right_label = _operand(check["right"], tables, ledger.paper_values)
+        target = _operand(check["target"], tables, ledger.paper_values)[0] if check["op"] == "closer_to" else None
     except NotComputable as exc:
         row["verdict"] = NOT_COMPUTABLE
         note = claim.missing_table if exc.table_missing else claim.missing
@@ -316,7 +333,7 @@ def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str =
     else:
         holds = _holds(check, left, right, target)
         row["verdict"] = HOLDS if holds else NOT_HOLDS
-        ours = f"{_side(check['left'], left)} vs {_side(check['right'], right)}"
+        ours = f"{_side(left, left_label)} vs {_side(right, right_label)}"
         if target is not None:
             ours += f"; target {_format(target)}"
         row["ours"] = ours
