@@ -176,16 +176,17 @@ def test_regender_comparison_hand_computed():
         {"toy": gold}, {"perfect": {"toy": ["Estoy cansada.", "Hola."]}, "bad": {"toy": ["Estoy cansado.", "Hola!"]}}
     )
     bad = table[table["system"] == "bad"].set_index("type")
-    # Errors: 1 (cansado/cansada) + 1 (!/.); reference tokens: 3 + 2.
+    # Study B's error rates count words only (punctuation is not a word, as in the paper): one error
+    # (cansado/cansada) over 2 + 1 reference words; "Hola!" is the same word as "Hola.".
     assert bad.loc["all", ["segments", "per_sentence", "per_word", "correct_pct", "changed_pct"]].tolist() == [
         2,
-        100.0,
-        40.0,
-        0.0,
         50.0,
+        pytest.approx(100 / 3),
+        50.0,
+        0.0,
     ]
-    assert bad.loc["neutral", ["per_sentence", "per_word", "changed_pct"]].tolist() == [100.0, 50.0, 100.0]
-    assert bad.loc["re-genderable", "per_word"] == pytest.approx(100 / 3)
+    assert bad.loc["neutral", ["per_sentence", "per_word", "changed_pct"]].tolist() == [0.0, 0.0, 0.0]
+    assert bad.loc["re-genderable", "per_word"] == pytest.approx(100 / 2)
     assert bad.loc["re-genderable", "changed_pct"] == 0.0
     perfect = table[table["system"] == "perfect"].set_index("type")
     assert perfect.loc["all", ["per_sentence", "correct_pct", "changed_pct"]].tolist() == [0.0, 100.0, 50.0]
