@@ -17,14 +17,19 @@ from cdaflow.claims import (
     render_section,
 )
 
+# The paper file of a study "demo", beside the claims file (as resources/<study>/paper.yaml).
+PAPER = textwrap.dedent(
+    """
+    citation: "A demo paper"
+    values:
+      lin: {value: 82.29, source: "Table 3, LIN"}
+      base: {value: 67.23, source: "Table 3, BASE"}
+      f1: {value: 0.685, source: "§3.2.1"}
+      words: {text: "not lower", source: "Fig. 4"}
+    """
+)
 CLAIMS = textwrap.dedent(
     """
-    paper_values:
-      demo:
-        lin: {value: 82.29, source: "Table 3, LIN"}
-        base: {value: 67.23, source: "Table 3, BASE"}
-        f1: {value: 0.685, source: "§3.2.1"}
-        words: {text: "not lower", source: "Fig. 4"}
     claims:
       - id: X1
         study: demo
@@ -87,6 +92,8 @@ def _write(path, rows):
 def setup(tmp_path):
     claims = tmp_path / "claims.yaml"
     claims.write_text(CLAIMS, encoding="utf-8")
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo/paper.yaml").write_text(PAPER, encoding="utf-8")
     results = tmp_path / "results"
     _write(results / "a/intrinsic.tsv", [
         {"scale": "demo", "model": "BASE", "tag_f1": 60.0},
@@ -165,8 +172,17 @@ def test_section_for_the_readme(setup):
 def test_malformed_claims_name_the_claim_and_field(tmp_path, edit, message):
     path = tmp_path / "claims.yaml"
     path.write_text(CLAIMS.replace(*edit, 1), encoding="utf-8")
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo/paper.yaml").write_text(PAPER, encoding="utf-8")
     with pytest.raises(ClaimsError, match=message):
         load_claims(path)
+
+
+def test_malformed_paper_file_names_the_file_and_entry(setup, tmp_path):
+    claims, _ = setup
+    (tmp_path / "demo/paper.yaml").write_text(PAPER.replace('{value: 0.685, source: "§3.2.1"}', "{value: 0.685}"))
+    with pytest.raises(ClaimsError, match=r"demo/paper.yaml: values.f1: needs `source`"):
+        load_claims(claims)
 
 
 def test_project_claims_file_is_valid_and_large_enough():

@@ -1,12 +1,13 @@
 """The claims ledger: the four papers' headline claims, checked against this run's result tables.
 
-``resources/claims.yaml`` holds the data (nothing here knows a number of a paper):
+``resources/claims.yaml`` holds the claims, and the papers' own files beside it,
+``resources/<study>/paper.yaml`` (:mod:`cdaflow.paper`), their numbers; nothing here knows a number of a paper:
 
-* ``paper_values``: every paper number a claim quotes, per study, with its source (table, row,
-  column or section). Keys are ``<study>.<name>``; a value is a number or, for findings the paper
-  states only in words or in a figure, ``text``.
-* ``claims``: one entry per claim: ``id``, ``study``, ``claim`` (in words), ``paper`` (keys of
-  ``paper_values`` to print as the paper's figures), ``check`` and optionally ``missing_table``
+* paper values: every paper number a claim quotes, named ``<study>.<name>``, with its source
+  (table, row, column or section); a value is a number or, for findings the paper states only in
+  words or in a figure, ``text``.
+* ``claims``: one entry per claim: ``id``, ``study``, ``claim`` (in words), ``paper`` (paper
+  values to print as the paper's figures), ``check`` and optionally ``missing_table``
   (why its table may be absent, e.g. an optional stage) and ``missing`` (why its row, column or
   cell may be absent, e.g. a model that needs a dataset only available at paper scale).
 
@@ -38,6 +39,8 @@ from typing import Any
 
 import pandas as pd
 import yaml
+
+from cdaflow import paper
 
 __all__ = [
     "HOLDS",
@@ -119,21 +122,23 @@ def _operand_errors(operand: Any, where: str, paper_values: Mapping[str, Any]) -
 
 
 def load_claims(path: str | Path) -> Ledger:
-    """The paper values and claims of `path`, checked; a malformed file raises :class:`ClaimsError`."""
+    """The claims of `path` with the paper values of the ``<study>/paper.yaml`` files beside it
+    (``resources/claims.yaml``: ``resources/<study>/paper.yaml``), checked; a malformed file raises
+    :class:`ClaimsError`."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ClaimsError(f"{path}: cannot read: {exc}") from exc
     if not isinstance(data, Mapping) or not isinstance(data.get("claims"), list):
-        raise ClaimsError(f"{path}: expected a mapping with `paper_values` and a list `claims`")
+        raise ClaimsError(f"{path}: expected a mapping with a list `claims`")
     paper_values: dict[str, dict[str, Any]] = {}
-    for study, values in (data.get("paper_values") or {}).items():
-        for name, entry in (values or {}).items():
-            key = f"{study}.{name}"
-            if not isinstance(entry, Mapping) or not entry.get("source") or ("value" not in entry and "text" not in entry):
-                raise ClaimsError(f"{path}: paper_values.{key}: needs `source` and `value` (or `text`)")
-            paper_values[key] = dict(entry)
+    for study in paper.studies(path.parent):
+        try:
+            values = paper.load(study, path.parent)
+        except paper.PaperError as exc:
+            raise ClaimsError(str(exc)) from exc
+        paper_values |= {f"{study}.{name}": entry for name, entry in values.items()}
     claims, problems, seen = [], [], set()
     for number, entry in enumerate(data["claims"], start=1):
         ident = entry.get("id") if isinstance(entry, Mapping) else None

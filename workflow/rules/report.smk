@@ -1,13 +1,15 @@
 # What a reader opens first: results/README.md, every catalogued table and figure with the paper's
 # number beside ours and the scale that produced it (`snakemake --report` gives the HTML report).
 # Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/reporting.py. The claims ledger
-# (results/claims.tsv, first section of the README): resources/claims.yaml, src/cdaflow/claims.py.
+# (results/claims.tsv, first section of the README): resources/claims.yaml with the papers' numbers in
+# resources/<study>/paper.yaml, src/cdaflow/claims.py.
 
 
 rule claims:
     """results/claims.tsv: every headline claim of the four papers, with the verdict computed from this run's tables."""
     input:
         claims="resources/claims.yaml",
+        papers=[f"resources/{study}/paper.yaml" for study in STUDY_TARGETS],
         targets=all_targets(),
     output:
         ledger=report("results/claims.tsv", caption="../report/claims.rst", category="Claims"),
