@@ -414,9 +414,23 @@ def test_results_readme_script_writes_the_readme(synthetic, tmp_path, restore_lo
 
 
 def path_constants() -> dict[str, str]:
-    """The path-prefix constants helpers.smk defines (GS_OUT = "results/gap_subjective", ...)."""
-    text = (RULES / "helpers.smk").read_text(encoding="utf-8")
+    """The path-prefix constants the rule files define (GS_OUT = "results/gap_subjective", ...)."""
+    text = "\n".join(smk.read_text(encoding="utf-8") for smk in sorted(RULES.glob("*.smk")))
     return dict(re.findall(r'^([A-Z][A-Z0-9_]*) = "([^"]*)"$', text, flags=re.MULTILINE))
+
+
+def rule_file_preludes(config: dict) -> dict:
+    """helpers.smk, then the paths, input functions and targets that open each study's rule file
+    (the Python before its first rule), run in the Snakefile's include order."""
+    names = re.findall(r'^include: "workflow/rules/(\w+\.smk)"', (ROOT / "Snakefile").read_text(), re.MULTILINE)
+    namespace: dict = {"config": config}
+    for name in names:
+        if name in ("common.smk", "report.smk"):  # shared rules only (and Snakemake directives)
+            continue
+        text = (RULES / name).read_text(encoding="utf-8")
+        prelude = re.split(r"^rule ", text, maxsplit=1, flags=re.MULTILINE)[0]
+        exec(compile(prelude, name, "exec"), namespace)
+    return namespace
 
 
 def report_outputs() -> list[tuple[str, str]]:
@@ -457,7 +471,7 @@ def test_every_report_output_is_catalogued():
 
 @pytest.mark.parametrize("configfile", ["config.yaml", "config/validation.yaml", "config/paper.yaml"])
 def test_every_final_target_is_catalogued(configfile):
-    """all_targets() of helpers.smk, every study and optional output switched on."""
+    """all_targets() of the rule files, every study and optional output switched on."""
     config = cdaflow_config.load(ROOT / configfile)
     for study in config["studies"].values():
         study["enabled"] = True
@@ -468,9 +482,7 @@ def test_every_final_target_is_catalogued(configfile):
     morph["extrinsic"]["enabled"] = True
     config["studies"]["sentence_bias"]["transformer"]["enabled"] = True
     config["studies"]["gap_subjective"]["human_eval"]["ratings"] = ["sheet.tsv"]
-    helpers: dict = {"config": config}
-    exec(compile((RULES / "helpers.smk").read_text(encoding="utf-8"), "helpers.smk", "exec"), helpers)
-    targets = helpers["all_targets"]()
+    targets = rule_file_preludes(config)["all_targets"]()
     assert "results/gap_subjective/table6_human_eval.tsv" in targets
     catalogue = load_catalogue(CATALOGUE)
     missing = [t for t in targets if catalogue.entry_for(t.removeprefix("results/")) is None]
@@ -490,12 +502,10 @@ def test_claims_ledger_is_the_first_section(synthetic, tmp_path):
     from cdaflow.claims import ledger_table, load_claims
 
     results, catalogue = synthetic
+    write(tmp_path / "morph_cda/paper.yaml", 'citation: x\nvalues:\n  es: {value: 97.78, source: "Table 1, Spanish"}\n')
     claims = write(
         tmp_path / "claims.yaml",
         """
-        paper_values:
-          morph_cda:
-            es: {value: 97.78, source: "Table 1, Spanish"}
         claims:
           - id: A6
             study: morph_cda

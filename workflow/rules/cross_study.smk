@@ -1,7 +1,80 @@
 # Cross-study comparisons and scale notes: Study A's CDA on Study B's test
 # sets, Study D's bias score on D-swapped SNLI and on Study C's GAP-Subjective, and the measured cost
 # of every rule with the paper-scale run it implies. Logic: src/cdaflow/cross_study.py, scale_notes.py.
-# Input functions and targets: helpers.smk (cross-study section).
+
+
+CS_OUT = "results/cross_study"  # the report outputs below spell it out: tests/test_reporting.py reads them
+# Study A's packaged Spanish model (written by morph_cda_evaluate), the one `cdaflow cda` uses by default.
+CS_CDA_MODEL = "results/morph_cda/es/models/lin"
+CS_B_SYSTEMS = ("rules", "nmt", "nmt_t", "nmt_at")
+CS_A_SYSTEMS = ("cda", "cda_adjectives")
+
+
+def cs_b_output(system, testset):
+    """Study B's output of one system on one test set."""
+    if system == "rules":
+        return f"{REG_OUT}/rules/output/{testset}.txt"
+    return f"{REG_OUT}/rewriter/{system}/output/{testset}.txt"
+
+
+def cs_d_encoder():
+    """The encoder that sb_score_snli scores with: the pretrained InferSent, else the one trained on SNLI."""
+    return file_ref_input(SB.get("pretrained_infersent")) or [f"{SB_OUT}/models/original"]
+
+
+def cs_d_inputs():
+    """Everything Study D's bias score needs (as sb_score_snli)."""
+    return {
+        "encoder": cs_d_encoder(),
+        "direction": f"{SB_OUT}/gender_direction.npy",
+        "words": f"{SB_OUT}/gender_words.txt",
+        "vectors": f"{SB_OUT}/vectors",
+    }
+
+
+def cs_d_params():
+    return {
+        "encoder_member": file_ref_member(SB.get("pretrained_infersent")),
+        "pretrained": bool(SB.get("pretrained_infersent")),
+    }
+
+
+def cs_comparison_targets():
+    """The comparisons whose studies are all enabled."""
+    targets = []
+    if enabled("morph_cda") and enabled("regender") and "es" in morph_languages():
+        targets.append(f"{CS_OUT}/cda_regender.tsv")
+    if enabled("sentence_bias"):
+        targets.append(f"{CS_OUT}/bias_swap.tsv")
+        if enabled("gap_subjective"):
+            targets.append(f"{CS_OUT}/gap_subjective_bias.tsv")
+    return targets
+
+
+def cross_study_targets():
+    return cs_comparison_targets() + [
+        f"{CS_OUT}/{name}" for name in ("scale_measured.tsv", "scale_rules.tsv", "scale_estimate.tsv")
+    ]
+
+
+def cs_study_targets():
+    """Final targets of every enabled study: the scale notes wait for them (all benchmarks written)."""
+    return [
+        path
+        for study, targets_of in STUDY_TARGETS.items()
+        if study != "cross_study" and study in config["studies"] and enabled(study)
+        for path in targets_of()
+    ]
+
+
+def cs_benchmark_patterns():
+    """Rule name -> its `benchmark:` pattern, for naming the benchmark files (read at job time)."""
+    return {r.name: str(r.benchmark) for r in workflow.rules if r.benchmark is not None}
+
+
+def cs_gpu_rules():
+    """Rules that ask for a GPU (a `gpu` resource): where the paper-scale run would use one."""
+    return sorted(r.name for r in workflow.rules if r.resources is not None and "gpu" in r.resources)
 
 
 rule cs_cda_regender:

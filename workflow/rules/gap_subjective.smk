@@ -4,6 +4,37 @@
 # benchmarked on GAP and GAP-Subjective. Logic: src/cdaflow/gap_subjective/.
 
 
+GS = config["studies"]["gap_subjective"]
+GS_OUT = "results/gap_subjective"
+GAP_SPLITS = ("development", "validation", "test")
+# Benchmark (§4.2, Table 8): the MLP trains on GAP development; it is scored on both tests.
+GS_FEATURE_SETS = [("gap", "development"), ("gap", "test"), ("gap_subjective", "test")]
+
+
+def gap_subjective_targets():
+    targets = [
+        f"{GS_OUT}/{name}"
+        for name in (
+            "wnc_stats.tsv",
+            "table_detector.tsv",
+            "table_transfer.tsv",
+            "table2_thresholding.tsv",
+            "table3_examples.md",
+            "table4_converted.tsv",
+            "table7_offsets.tsv",
+            "benchmark.tsv",
+            "human_eval/sheet.tsv",
+            "subjectivizer/manifest.json",
+        )
+    ] + [f"{GS_OUT}/GAP-Subjective/gap-{split}.tsv" for split in GAP_SPLITS]
+    if GS["human_eval"]["ratings"]:
+        targets.append(f"{GS_OUT}/table6_human_eval.tsv")
+    return targets
+
+
+STUDY_TARGETS["gap_subjective"] = gap_subjective_targets
+
+
 rule gs_wnc:
     """WNC pairs (objective, subjective), and the style transfer's train/valid split."""
     input:

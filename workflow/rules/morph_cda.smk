@@ -3,6 +3,59 @@
 # (LIN, NN; BASE is hard-coded) → log α tuned on annotated dev sentences → Table 3 on test.
 
 
+MORPH = config["studies"]["morph_cda"]
+
+
+def morph_languages():
+    return list(MORPH["languages"]) if enabled("morph_cda") else []
+
+
+def annotated_split_files(lang):
+    """Treebank splits the language's annotations point into (read when the DAG is built; the
+    config validation has checked that the file exists and names defined splits)."""
+    pairs = cdaflow_config.annotated_splits(MORPH["languages"][lang]["annotations"])
+    return [f"results/common/treebanks/{treebank}/{split}.conllu" for treebank, split in pairs]
+
+
+def morph_cda_targets():
+    targets = [
+        f"results/morph_cda/{lang}/{name}"
+        for lang in morph_languages()
+        for name in ("intrinsic.tsv", "reinflection.tsv", "examples.md")
+    ]
+    if MORPH.get("pwn_data_noun"):
+        targets += [
+            f"results/morph_cda/{lang}/wordnet_candidates.tsv"
+            for lang in morph_languages()
+            if MORPH["languages"][lang].get("wordnet")
+        ]
+    if MORPH["extrinsic"]["enabled"] and extrinsic_languages():
+        targets += [f"results/morph_cda/extrinsic/{name}" for name in ("stereotyping.tsv", "fig4.png")]
+    return targets
+
+
+LM_CORPORA = ("original", "swap", "mrf")
+
+
+def extrinsic_languages():
+    """Languages with corpora to augment (§5.2)."""
+    return [
+        lang for lang in morph_languages()
+        if MORPH["languages"][lang]["corpora"] or MORPH["languages"][lang]["corpus_treebanks"]
+    ]
+
+
+def augment_inputs(lang):
+    """Parsed text of a language's extrinsic corpora: corpus shards, then treebank splits."""
+    spec = MORPH["languages"][lang]
+    return [path for name in spec["corpora"] for path in corpus_shards(name)] + [
+        split_file(name) for name in spec["corpus_treebanks"]
+    ]
+
+
+STUDY_TARGETS["morph_cda"] = morph_cda_targets
+
+
 rule morph_cda_prepare:
     """Training/dev trees (annotated sentences removed) and the joined annotated sentences."""
     input:

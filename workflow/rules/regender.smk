@@ -4,6 +4,19 @@
 # Logic: src/cdaflow/regender/.
 
 
+REG = config["studies"]["regender"]
+REG_OUT = "results/regender/es"
+# Test sets: the OpenSubtitles test split the rules made, then the hand-checked ones.
+REG_TESTSETS = {"opensubs_test": f"{REG_OUT}/parallel/test.tsv", **REG["test_sets"]}
+
+
+def regender_targets():
+    return [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv", "error_rates.tsv")]
+
+
+STUDY_TARGETS["regender"] = regender_targets
+
+
 rule regender_shard:
     """Candidate segments (≤ max_words, alphanumeric), hashed into shards (duplicates meet in one shard)."""
     input:

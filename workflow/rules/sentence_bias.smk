@@ -2,6 +2,54 @@
 # InferSent retrained on each corpus, SEAT and SentEval. Logic: src/cdaflow/sentence_bias/.
 
 
+SB = config["studies"]["sentence_bias"]
+SB_OUT = "results/sentence_bias"
+
+
+def sb_senteval_root():
+    """The SentEval data folder: `senteval.root`, else the one assembled from `senteval.folders`."""
+    senteval = SB["senteval"]
+    if senteval.get("root"):
+        return file_ref_input(senteval["root"])
+    return [f"{SB_OUT}/senteval_data"] if senteval["folders"] else []
+
+
+def sb_corpora():
+    """Training corpora: the original SNLI, then SubNN and AugNN for each percentile."""
+    percentiles = [int(p) if float(p).is_integer() else p for p in SB["percentiles"]]
+    return ["original"] + [f"{kind}{p}" for kind in ("sub", "aug") for p in percentiles]
+
+
+def sb_models():
+    return sb_corpora() + (["hard_debias"] if SB["hard_debias"] else [])
+
+
+def sentence_bias_targets():
+    return [
+        f"{SB_OUT}/{name}"
+        for name in (
+            "gender_direction.tsv",
+            "gender_words_counts.tsv",
+            "table2_example.tsv",
+            "table3_top_sentences.tsv",
+            "corpora.tsv",
+            "seat.tsv",
+            "senteval.tsv",
+            "models.tsv",
+            "tables6_7_11_seat.tsv",
+            "tables8_9_senteval.tsv",
+            "table10_senteval_overall.tsv",
+        )
+    ] + (
+        [f"{SB_OUT}/transformer/{name}" for name in ("gender_direction.tsv", "table12_example.tsv", "table13_examples.tsv")]
+        if SB["transformer"]["enabled"]
+        else []
+    )
+
+
+STUDY_TARGETS["sentence_bias"] = sentence_bias_targets
+
+
 rule sb_vectors:
     """GloVe vectors, converted once to a memory-mapped matrix (or the offline package's)."""
     input:
