@@ -175,3 +175,21 @@ def test_a_word_without_gender_carries_one_when_asked():
     assert new[0] == new[1] == new[3] == ("Gender=Fem", "Number=Sing")  # el → la through mejor
     assert new[4] == ("Number=Sing",)  # mejor keeps its own tag
     assert new[2] == ("Number=Sing", "Person=3")
+
+
+def test_tag_prior_is_learned_in_training_and_left_out_of_interventions(spanish, tmp_path):
+    inventory = inventory_of(spanish)
+    batch = Batch.build([encode(s, inventory) for s in spanish])
+    model = AgreementMRF(inventory, "lin", "es", tag_prior=True)
+    with torch.no_grad():
+        model.W.normal_()
+    fem = inventory.index(("Gender=Fem", "Number=Sing"))
+    before_nll = model.nll(batch)
+    before_tags = model.intervene(batch, [[(1, fem)], []], log_alpha=1.0)
+    with torch.no_grad():  # a prior favouring every observed tag
+        model.prior[batch.dep_pos, batch.tags] = 3.0
+    assert bool((model.nll(batch) < before_nll).all())
+    assert torch.equal(model.intervene(batch, [[(1, fem)], []], log_alpha=1.0), before_tags)
+    model.save(tmp_path / "m")
+    assert torch.allclose(AgreementMRF.load(tmp_path / "m").nll(batch), model.nll(batch))
+    assert not AgreementMRF(inventory, "base", "es", tag_prior=True).tag_prior

@@ -136,6 +136,7 @@ class AgreementMRF(nn.Module):
         n1: int = 9,
         n2: int = 3,
         nn_link: str = "identity",
+        tag_prior: bool = False,
     ) -> None:
         super().__init__()
         if parameterization not in PARAMETERIZATIONS:
@@ -150,6 +151,13 @@ class AgreementMRF(nn.Module):
         if nn_link not in NN_LINKS:
             raise ValueError(f"unknown nn_link {nn_link!r}; use one of {NN_LINKS}")
         self.n1, self.n2, self.nn_link = n1, n2, nn_link
+        # A learned log-prior per (POS, tag), used in training only. Without it the edges must
+        # also carry how common each tag is (masculine more than feminine): a word with many
+        # arcs then sums that preference over all of them and resists a change its controller
+        # asks for. Intervention uses φ (α) alone, as the paper does.
+        self.tag_prior = tag_prior and parameterization != "base"
+        if self.tag_prior:
+            self.prior = nn.Parameter(torch.zeros(N_POS, inventory.size))
         c = len(inventory.subtags)
         self.register_buffer("multi_hot", inventory.multi_hot())
         if parameterization == "lin":
@@ -208,7 +216,10 @@ class AgreementMRF(nn.Module):
     def nll(self, batch: Batch) -> Tensor:
         """Negative log-likelihood of the observed tags, per sentence [B] (nats)."""
         edge = self.edge_potentials(batch)
-        unary = edge.table.new_zeros(batch.size, batch.trees.max_len, self.inventory.size)
+        if self.tag_prior:
+            unary = self.prior[batch.dep_pos]
+        else:
+            unary = edge.table.new_zeros(batch.size, batch.trees.max_len, self.inventory.size)
         return log_partition(unary, edge, batch.trees) - score(batch.tags, unary, edge, batch.trees)
 
     @torch.no_grad()
@@ -262,6 +273,7 @@ class AgreementMRF(nn.Module):
             "n1": self.n1,
             "n2": self.n2,
             "nn_link": self.nn_link,
+            "tag_prior": self.tag_prior,
         }
 
     def save(self, directory: Path, extra: dict[str, Any] | None = None) -> None:
@@ -287,6 +299,7 @@ class AgreementMRF(nn.Module):
             n2=config["n2"],
             # Folders saved before nn_link existed hold the paper's exp link.
             nn_link=config.get("nn_link", "exp"),
+            tag_prior=config.get("tag_prior", False),
         )
         model.load_state_dict(torch.load(directory / "state.pt", map_location=device, weights_only=True))
         return model.to(device)
