@@ -108,9 +108,12 @@ def test_measured_items_reads_the_run_outputs(tmp_path):
     (results / "sentence_bias" / "snli").mkdir(parents=True)
     (results / "sentence_bias" / "snli" / "snli_1.0_train.jsonl").write_text("{}\n{}\n{}\n", encoding="utf-8")
     (results / "sentence_bias" / "snli" / "snli_1.0_dev.jsonl").write_text("{}\n", encoding="utf-8")
-    (results / "gap_subjective" / "gap").mkdir(parents=True)
+    (results / "gap_subjective" / "sentences").mkdir(parents=True)
     (results / "gap_subjective" / "wnc_stats.tsv").write_text("source\tpairs\nx\t400\n", encoding="utf-8")
-    (results / "gap_subjective" / "gap" / "gap-test.tsv").write_text("ID\tText\nt-1\ta\nt-2\tb\n", encoding="utf-8")
+    sentences = results / "gap_subjective" / "sentences"
+    (sentences / "gap-test.tsv").write_text("ID\tText\nt-1\ta\nt-2\tb\n", encoding="utf-8")
+    # The split's sentences beside it are not examples.
+    (sentences / "test.tsv").write_text("id\tindex\nt-1\t0\nt-1\t1\nt-2\t0\n", encoding="utf-8")
     assert measured_items(results) == {
         "treebank_sentences": 15.0,
         "corpus_sentences": 15.0,
@@ -139,7 +142,7 @@ def test_scale_by_rule_and_estimate_hand_computed():
             # Not growing with the data: unscaled (factor 1); cpu_time 0 -> wall seconds.
             ("sentence_bias", "sb_vectors", "", 36.0, 0.0, 1.0),
             # No item count measured: cannot be scaled.
-            ("gap_subjective", "gs_detector", "", 10.0, 10.0, 1.0),
+            ("gap_subjective", "gap_subjective_detector", "", 10.0, 10.0, 1.0),
         ]
     )
     items = {"snli_pairs": 10}
@@ -154,12 +157,13 @@ def test_scale_by_rule_and_estimate_hand_computed():
         2.0,
     ]
     assert per_rule.loc["sb_vectors", ["items", "factor", "cpu_hours"]].tolist() == ["-", 1.0, 0.01]
-    assert math.isnan(per_rule.loc["gs_detector", "factor"])
+    assert math.isnan(per_rule.loc["gap_subjective_detector", "factor"])
     per_study = estimate_paper_scale(measured, items, paper, {"sb_train_infersent"}, gpu_speedup=4).set_index("study")
     assert per_study.loc["sentence_bias", ["rules", "cpu_hours", "gpu_hours", "gpu_rules_cpu_hours"]].tolist() == [
         3, pytest.approx(1.01), 0.5, 2.0,
     ]  # fmt: skip
-    assert per_study.loc["gap_subjective", ["cpu_hours", "unscaled_rules"]].tolist() == [0.0, "gs_detector"]
+    unscaled = per_study.loc["gap_subjective", ["cpu_hours", "unscaled_rules"]].tolist()
+    assert unscaled == [0.0, "gap_subjective_detector"]
     with pytest.raises(ValueError, match="gpu_speedup"):
         estimate_paper_scale(measured, items, paper, gpu_speedup=0)
 

@@ -240,7 +240,7 @@ def measured_items(results: str | Path) -> dict[str, float]:
     ``morph_cda/*/data/summary.tsv`` (train sentences), ``regender/es/candidates/counts.tsv``
     (candidate lines) and ``regender/es/parallel_stats.tsv`` (train segments),
     ``sentence_bias/snli/*.jsonl`` (pairs), ``gap_subjective/wnc_stats.tsv`` (pairs) and
-    ``gap_subjective/gap/*.tsv`` (examples). A missing output leaves its key out.
+    ``gap_subjective/sentences/gap-*.tsv`` (examples). A missing output leaves its key out.
     """
     results = Path(results)
     items: dict[str, float] = {}
@@ -269,7 +269,7 @@ def measured_items(results: str | Path) -> dict[str, float]:
     wnc = results / "gap_subjective" / "wnc_stats.tsv"
     if wnc.is_file():
         items["wnc_pairs"] = float(pd.read_csv(wnc, sep="\t")["pairs"].sum())
-    gap = sorted((results / "gap_subjective" / "gap").glob("gap-*.tsv"))
+    gap = sorted((results / "gap_subjective" / "sentences").glob("gap-*.tsv"))
     if gap:
         items["gap_examples"] = float(sum(_count_lines(path) - 1 for path in gap))  # minus the header
     return items

@@ -18,7 +18,7 @@ from cdaflow.gap_subjective.fluency import (
     PerplexityScorer,
     train_lstm_scorer,
 )
-from cdaflow.gap_subjective.thresholds import fluency_keep
+from cdaflow.gap_subjective.threshold import fluency_keep
 from cdaflow.morph_cda.lm import LMSettings, sentence_perplexity
 
 torch.set_num_threads(1)

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from cdaflow.gap_subjective.human_eval import RatingError, aggregate, rating_sheet, read_filled_sheet
+from cdaflow.gap_subjective.human_eval import RatingError, rating_sheet, read_filled_sheet
+from cdaflow.gap_subjective.reports import table6
 
 
 def make_sheet(per_group: int = 3, seed: int = 1):
@@ -32,7 +33,7 @@ def write_filled(path: Path, sheet, fluency, subjectivity) -> Path:
     return path
 
 
-def test_aggregate_averages_per_group(tmp_path: Path) -> None:
+def test_table6_averages_per_group(tmp_path: Path) -> None:
     sheet, key = make_sheet()
     transferred = (key["group"] == "transferred").tolist()
     # judge 1: 5 fluency for originals, 4 for transfers; subjectivity 1 and 3
@@ -43,7 +44,7 @@ def test_aggregate_averages_per_group(tmp_path: Path) -> None:
     j2 = write_filled(
         tmp_path / "j2.tsv", sheet, [3 if t else 4 for t in transferred], [5 if t else 2 for t in transferred]
     )
-    table = aggregate([read_filled_sheet(j1), read_filled_sheet(j2)], key).set_index("group")
+    table = table6([read_filled_sheet(j1), read_filled_sheet(j2)], key).set_index("group")
     assert table.loc["original", "fluency"] == 4.5 and table.loc["transferred", "fluency"] == 3.5
     assert table.loc["original", "subjectivity"] == 1.5 and table.loc["transferred", "subjectivity"] == 4.0
     assert table.loc["original", "ratings"] == 6 and table.loc["original", "judges"] == 2
@@ -62,7 +63,7 @@ def test_empty_sheet_gives_a_table_that_says_nothing_was_rated(tmp_path: Path) -
     path = write_filled(tmp_path / "judge.tsv", sheet, [], [])
     ratings = read_filled_sheet(path)
     assert list(ratings.columns) == ["item", "fluency", "subjectivity", "judge"] and ratings.empty
-    table = aggregate([ratings], key).set_index("group")
+    table = table6([ratings], key).set_index("group")
     assert list(table.index) == ["original", "transferred"]
     assert table["ratings"].tolist() == [0, 0] and table["fluency"].isna().all()
     assert all("no ratings" in note for note in table["note"])

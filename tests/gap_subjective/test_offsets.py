@@ -5,7 +5,8 @@ from pathlib import Path
 import pandas as pd
 
 from cdaflow.gap_subjective.gap import GapExample, read_gap, write_gap
-from cdaflow.gap_subjective.offsets import rebuild_example, table4, table7
+from cdaflow.gap_subjective.offsets import rebuild_example
+from cdaflow.gap_subjective.reports import table4, table7
 from cdaflow.gap_subjective.sentences import split_sentences
 
 TEXT = "Tom met Sam in Leeds. Later Sam said that Tom liked him. Tom left."

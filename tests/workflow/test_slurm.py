@@ -1,10 +1,10 @@
 """A slice of the demo DAG on a real SLURM scheduler with `--workflow-profile profiles/slurm`.
 
-A one-node cluster (tests/workflow/slurm_cluster.py) with a stand-in GPU runs gs_wnc and then
-gs_fluency_lm, the latter a `gpu=1` rule: the test checks from slurmctld's job records that the GPU
-request reached sbatch for that job only. Skipped, with the reason, where the cluster cannot start.
-The fast tests below check the cluster helper itself (its slurm.conf, and that a daemon that fails
-to start is reported at once and leaves no process behind).
+A one-node cluster (tests/workflow/slurm_cluster.py) with a stand-in GPU runs gap_subjective_wnc
+and then gap_subjective_fluency_lm, the latter a `gpu=1` rule: the test checks from slurmctld's job
+records that the GPU request reached sbatch for that job only. Skipped, with the reason, where the
+cluster cannot start. The fast tests below check the cluster helper itself (its slurm.conf, and that
+a daemon that fails to start is reported at once and leaves no process behind).
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ from tests.workflow.test_snakemake import project_copy, snakemake
 
 logger = logging.getLogger(__name__)
 
-# gs_wnc (no GPU) then gs_fluency_lm (gpu=1, falls back to CPU without CUDA): two short jobs.
+# gap_subjective_wnc (no GPU) then gap_subjective_fluency_lm (gpu=1, falls back to CPU without CUDA):
+# two short jobs.
 TARGET = "results/gap_subjective/fluency/lm"
-GPU_RULE, CPU_RULE = "gs_fluency_lm", "gs_wnc"
+GPU_RULE, CPU_RULE = "gap_subjective_fluency_lm", "gap_subjective_wnc"
 
 
 def stop_and_check(cluster: SlurmCluster) -> None:

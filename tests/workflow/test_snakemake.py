@@ -199,7 +199,9 @@ def check_cross_study(copy: Path) -> None:
     assert all(0 <= float(row["correct_pct"]) <= 100 for row in rows if int(row["segments"]) > 0)
     assert read_tsv(cs / "bias_swap.tsv") and read_tsv(cs / "gap_subjective_bias.tsv")
     measured = {row["rule"] for row in read_tsv(cs / "scale_measured.tsv")}
-    assert {"gs_detector", "gs_transfer_train", "regender_train", "sb_train_infersent"} <= measured
+    assert {
+        "gap_subjective_detector", "gap_subjective_transfer_train", "regender_train", "sb_train_infersent",
+    } <= measured  # fmt: skip
     estimate = {row["study"]: row for row in read_tsv(cs / "scale_estimate.tsv")}
     assert {"morph_cda", "regender", "gap_subjective", "sentence_bias"} <= set(estimate)
     # GPU rules count in gpu_rules_cpu_hours (and gpu_hours), the others in cpu_hours.
@@ -328,8 +330,9 @@ def test_gpu_resources_follow_config_and_backend(tmp_path):
     assert len(tagging) == config["studies"]["regender"]["shards"] and all("gpu=1" in job for job in tagging)
     assert len(training) == 2 and all("gpu=1" in job for job in training)
     # Study C: the detector, the transfer model and the feature extractor run on GPUs.
-    for rule, count in (("gs_detector", 1), ("gs_transfer_train", 1), ("gs_transfer", 3), ("gs_detect", 3),
-                        ("gs_threshold", 3), ("gs_features", 3), ("gs_benchmark", 1)):
+    for stage, count in (("detector", 1), ("transfer_train", 1), ("transfer", 3), ("subjectivity", 3),
+                         ("threshold", 3), ("benchmark_features", 3), ("benchmark", 1)):  # fmt: skip
+        rule = f"gap_subjective_{stage}"
         planned = [job for job in jobs if f"rule {rule}:" in job]
         assert len(planned) == count and all("gpu=1" in job for job in planned), rule
 

@@ -140,8 +140,8 @@ rule cs_bias_swap:
 rule cs_gap_subjective_bias:
     """Study D's bias score of every GAP sentence Study C transferred and of its GAP-Subjective counterpart."""
     input:
-        gap=expand(f"{GS_OUT}/gap/gap-{{gap_split}}.tsv", gap_split=GAP_SPLITS),
-        subjective=expand(f"{GS_OUT}/GAP-Subjective/gap-{{gap_split}}.tsv", gap_split=GAP_SPLITS),
+        gap=expand(GS_GAP_FILES["gap"], gap_split=GAP_SPLITS),
+        subjective=expand(GS_GAP_FILES["gap_subjective"], gap_split=GAP_SPLITS),
         **cs_d_inputs(),
     output:
         scores=f"{CS_OUT}/gap_subjective_bias/scores.tsv",

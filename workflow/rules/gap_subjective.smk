@@ -1,18 +1,25 @@
 # Study C (Pant & Dadu 2022): GAP-Subjective. A subjectivity detector and a copy-attention style
 # transfer model are trained on the Wiki Neutrality Corpus; every GAP sentence is detected,
 # transferred and thresholded; the contexts are rebuilt with new offsets; a BERT-feature MLP is
-# benchmarked on GAP and GAP-Subjective. Logic: src/cdaflow/gap_subjective/.
+# benchmarked on GAP and GAP-Subjective. Logic: src/cdaflow/gap_subjective/; each rule
+# gap_subjective_<stage> runs workflow/scripts/gap_subjective/<stage>.py, logs to
+# logs/gap_subjective/<stage>, writes results/gap_subjective/<stage>/ or a named paper table.
 
 
 GS = config["studies"]["gap_subjective"]
 GS_OUT = "results/gap_subjective"
 GAP_SPLITS = ("development", "validation", "test")
+# One split of each dataset the benchmark reads: GAP as validated (first `max_contexts`), and the release.
+GS_GAP_FILES = {
+    "gap": f"{GS_OUT}/sentences/gap-{{gap_split}}.tsv",
+    "gap_subjective": f"{GS_OUT}/GAP-Subjective/gap-{{gap_split}}.tsv",
+}
 # Benchmark (§4.2, Table 8): the MLP trains on GAP development; it is scored on both tests.
 GS_FEATURE_SETS = [("gap", "development"), ("gap", "test"), ("gap_subjective", "test")]
+GS_FLUENCY_LM = [f"{GS_OUT}/fluency/lm"] if GS["fluency"]["backend"] == "lstm" else []
 
-
-def gap_subjective_targets():
-    targets = [
+STUDY_TARGETS["gap_subjective"] = (
+    [
         f"{GS_OUT}/{name}"
         for name in (
             "wnc_stats.tsv",
@@ -26,23 +33,22 @@ def gap_subjective_targets():
             "human_eval/sheet.tsv",
             "subjectivizer/manifest.json",
         )
-    ] + [f"{GS_OUT}/GAP-Subjective/gap-{split}.tsv" for split in GAP_SPLITS]
-    if GS["human_eval"]["ratings"]:
-        targets.append(f"{GS_OUT}/table6_human_eval.tsv")
-    return targets
+    ]
+    + [GS_GAP_FILES["gap_subjective"].format(gap_split=split) for split in GAP_SPLITS]
+    + ([f"{GS_OUT}/table6_human_eval.tsv"] if GS["human_eval"]["ratings"] else [])
+    if enabled("gap_subjective")
+    else []
+)
 
 
-STUDY_TARGETS["gap_subjective"] = gap_subjective_targets
-
-
-rule gs_wnc:
+rule gap_subjective_wnc:
     """WNC pairs (objective, subjective), and the style transfer's train/valid split."""
     input:
         wnc=file_ref_input(GS.get("wnc")),
     output:
         pairs=f"{GS_OUT}/wnc/pairs.tsv",
         transfer=expand(f"{GS_OUT}/wnc/transfer/{{part}}.{{side}}", part=("train", "valid"), side=("src", "tgt")),
-        stats=report(f"{GS_OUT}/wnc_stats.tsv", caption="../report/gs_wnc.rst", category="Study C: GAP-Subjective"),
+        stats=study_report(f"{GS_OUT}/wnc_stats.tsv", "gap_subjective", "wnc"),
     log:
         "logs/gap_subjective/wnc.log",
     params:
@@ -54,10 +60,10 @@ rule gs_wnc:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_wnc.py"
+        "../scripts/gap_subjective/wnc.py"
 
 
-rule gs_detector:
+rule gap_subjective_detector:
     """Fine-tune the subjectivity detector on WNC sentences, 90:10 split (§3.2.1)."""
     input:
         pairs=f"{GS_OUT}/wnc/pairs.tsv",
@@ -65,32 +71,32 @@ rule gs_detector:
     output:
         model=directory(f"{GS_OUT}/detector/model"),
         predictions=f"{GS_OUT}/detector/test_predictions.tsv",
-        table=report(f"{GS_OUT}/table_detector.tsv", caption="../report/gs_detector.rst", category="Study C: GAP-Subjective"),
+        table=study_report(f"{GS_OUT}/table_detector.tsv", "gap_subjective", "detector"),
     log:
         "logs/gap_subjective/detector.log",
     benchmark:
         "results/benchmarks/gap_subjective/detector.tsv"
     params:
+        scale_items="wnc_pairs",
         settings=GS["detector"],
         model_member=file_ref_member(GS["detector"]["model"]),
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/gs_detector.py"
+        "../scripts/gap_subjective/detector.py"
 
 
-rule gs_sentences:
+rule gap_subjective_sentences:
     """One GAP split, validated (first `max_contexts`), cut into sentences with their offsets."""
     input:
         gap=file_ref_input(GS.get("gap")),
     output:
-        gap=f"{GS_OUT}/gap/gap-{{gap_split}}.tsv",
+        gap=GS_GAP_FILES["gap"],
         sentences=f"{GS_OUT}/sentences/{{gap_split}}.tsv",
     log:
         "logs/gap_subjective/sentences/{gap_split}.log",
@@ -100,10 +106,10 @@ rule gs_sentences:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_sentences.py"
+        "../scripts/gap_subjective/sentences.py"
 
 
-rule gs_detect:
+rule gap_subjective_subjectivity:
     """The detector's P(subjective) for every sentence of one GAP split (Table 2's objective column)."""
     input:
         model=f"{GS_OUT}/detector/model",
@@ -111,20 +117,22 @@ rule gs_detect:
     output:
         f"{GS_OUT}/subjectivity/{{gap_split}}.tsv",
     log:
-        "logs/gap_subjective/detect/{gap_split}.log",
+        "logs/gap_subjective/subjectivity/{gap_split}.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/subjectivity/{gap_split}.tsv"
     params:
+        scale_items="gap_examples",
         threshold=GS["detector"]["threshold"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/gs_detect.py"
+        "../scripts/gap_subjective/subjectivity.py"
 
 
-rule gs_spm:
+rule gap_subjective_transfer_spm:
     """SentencePiece for the transfer model, numbers as user-defined symbols (§3.2.2)."""
     input:
         texts=file_ref_input(GS["transfer"].get("spm_corpus")) or expand(f"{GS_OUT}/wnc/transfer/train.{{side}}", side=("src", "tgt")),
@@ -132,45 +140,45 @@ rule gs_spm:
         model=f"{GS_OUT}/transfer/spm.model",
         vocab=f"{GS_OUT}/transfer/spm.vocab",
     log:
-        "logs/gap_subjective/spm.log",
+        "logs/gap_subjective/transfer_spm.log",
     params:
         member=file_ref_member(GS["transfer"].get("spm_corpus")),
         vocab_size=GS["transfer"]["vocab_size"],
         max_number_symbols=GS["transfer"]["max_number_symbols"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     conda:
         f"{ENVS}/onmt.yaml"
     script:
-        "../scripts/gs_spm.py"
+        "../scripts/gap_subjective/transfer_spm.py"
 
 
-rule gs_transfer_train:
+rule gap_subjective_transfer_train:
     """OpenNMT-py: BiLSTM encoder, MLP attention, copy attention, objective → subjective (§3.2.2)."""
     input:
         spm=f"{GS_OUT}/transfer/spm.model",
         data=expand(f"{GS_OUT}/wnc/transfer/{{part}}.{{side}}", part=("train", "valid"), side=("src", "tgt")),
     output:
         model=directory(f"{GS_OUT}/transfer/model"),
-        table=report(f"{GS_OUT}/table_transfer.tsv", caption="../report/gs_transfer.rst", category="Study C: GAP-Subjective"),
+        table=study_report(f"{GS_OUT}/table_transfer.tsv", "gap_subjective", "transfer"),
     log:
         "logs/gap_subjective/transfer_train.log",
     benchmark:
         "results/benchmarks/gap_subjective/transfer_train.tsv"
     params:
+        scale_items="wnc_pairs",
         settings=GS["transfer"]["onmt"],
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/onmt.yaml"
     script:
-        "../scripts/gs_transfer_train.py"
+        "../scripts/gap_subjective/transfer_train.py"
 
 
-rule gs_transfer:
+rule gap_subjective_transfer:
     """Transfer every sentence of one GAP split (our copy-attention inference wrapper)."""
     input:
         model=f"{GS_OUT}/transfer/model",
@@ -181,17 +189,18 @@ rule gs_transfer:
         "logs/gap_subjective/transfer/{gap_split}.log",
     benchmark:
         "results/benchmarks/gap_subjective/transfer/{gap_split}.tsv"
-    threads: config["compute"]["threads"]
+    params:
+        scale_items="gap_examples",
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/onmt.yaml"
     script:
-        "../scripts/gs_transfer.py"
+        "../scripts/gap_subjective/transfer.py"
 
 
-rule gs_fluency_lm:
+rule gap_subjective_fluency_lm:
     """Offline fluency LM (backend lstm): SentencePiece + LSTM LM trained on the WNC text."""
     input:
         pairs=f"{GS_OUT}/wnc/pairs.tsv",
@@ -199,71 +208,75 @@ rule gs_fluency_lm:
         directory(f"{GS_OUT}/fluency/lm"),
     log:
         "logs/gap_subjective/fluency_lm.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/fluency_lm.tsv"
     params:
+        scale_items="wnc_pairs",
         settings=GS["fluency"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/gs_fluency_lm.py"
+        "../scripts/gap_subjective/fluency_lm.py"
 
 
-rule gs_threshold:
+rule gap_subjective_threshold:
     """GLEU, perplexity change and original attribute of each transferred sentence; verdicts (§3.2.3)."""
     input:
         transfer=f"{GS_OUT}/transfer/output/{{gap_split}}.tsv",
         subjectivity=f"{GS_OUT}/subjectivity/{{gap_split}}.tsv",
-        lm=f"{GS_OUT}/fluency/lm" if GS["fluency"]["backend"] == "lstm" else model_ref_input(GS["fluency"]["model"]),
+        lm=GS_FLUENCY_LM[0] if GS_FLUENCY_LM else model_ref_input(GS["fluency"]["model"]),
     output:
-        f"{GS_OUT}/thresholding/{{gap_split}}.tsv",
+        f"{GS_OUT}/threshold/{{gap_split}}.tsv",
     log:
         "logs/gap_subjective/threshold/{gap_split}.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/threshold/{gap_split}.tsv"
     params:
+        scale_items="gap_examples",
         fluency=GS["fluency"],
         lm_member=file_ref_member(GS["fluency"]["model"]),
         thresholds=GS["thresholds"],
         detector_threshold=GS["detector"]["threshold"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/gs_threshold.py"
+        "../scripts/gap_subjective/threshold.py"
 
 
-rule gs_build:
+rule gap_subjective_offsets:
     """GAP-Subjective: contexts rebuilt from kept sentences, offsets found again, else the original (§3.2.5)."""
     input:
-        gap=f"{GS_OUT}/gap/gap-{{gap_split}}.tsv",
+        gap=GS_GAP_FILES["gap"],
         sentences=f"{GS_OUT}/sentences/{{gap_split}}.tsv",
-        verdicts=f"{GS_OUT}/thresholding/{{gap_split}}.tsv",
+        verdicts=f"{GS_OUT}/threshold/{{gap_split}}.tsv",
     output:
         gap=f"{GS_OUT}/GAP-Subjective/gap-{{gap_split}}.tsv",
         offsets=f"{GS_OUT}/offsets/{{gap_split}}.tsv",
     log:
-        "logs/gap_subjective/build/{gap_split}.log",
+        "logs/gap_subjective/offsets/{gap_split}.log",
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_build.py"
+        "../scripts/gap_subjective/offsets.py"
 
 
-rule gs_tables:
+rule gap_subjective_tables:
     """Tables 2, 4 and 7, and Table 3's examples of kept transfers."""
     input:
-        verdicts=expand(f"{GS_OUT}/thresholding/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
+        verdicts=expand(f"{GS_OUT}/threshold/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
         offsets=expand(f"{GS_OUT}/offsets/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
     output:
-        table2=report(f"{GS_OUT}/table2_thresholding.tsv", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
-        table3=report(f"{GS_OUT}/table3_examples.md", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
-        table4=report(f"{GS_OUT}/table4_converted.tsv", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
-        table7=report(f"{GS_OUT}/table7_offsets.tsv", caption="../report/gs_tables.rst", category="Study C: GAP-Subjective"),
+        table2=study_report(f"{GS_OUT}/table2_thresholding.tsv", "gap_subjective", "tables"),
+        table3=study_report(f"{GS_OUT}/table3_examples.md", "gap_subjective", "tables"),
+        table4=study_report(f"{GS_OUT}/table4_converted.tsv", "gap_subjective", "tables"),
+        table7=study_report(f"{GS_OUT}/table7_offsets.tsv", "gap_subjective", "tables"),
     log:
         "logs/gap_subjective/tables.log",
     params:
@@ -273,101 +286,101 @@ rule gs_tables:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_tables.py"
+        "../scripts/gap_subjective/tables.py"
 
 
-rule gs_features:
+rule gap_subjective_benchmark_features:
     """Contextual features of pronoun, A and B (Yang et al. 2019) for one dataset split."""
     input:
-        gap=lambda wc: f"{GS_OUT}/{'gap' if wc.dataset == 'gap' else 'GAP-Subjective'}/gap-{wc.gap_split}.tsv",
+        gap=lambda wc: GS_GAP_FILES[wc.dataset].format(gap_split=wc.gap_split),
         encoder=model_ref_input(GS["benchmark"]["encoder"]),
     output:
         f"{GS_OUT}/benchmark/features/{{dataset}}/{{gap_split}}.npz",
     wildcard_constraints:
         dataset="gap|gap_subjective",
     log:
-        "logs/gap_subjective/features/{dataset}/{gap_split}.log",
+        "logs/gap_subjective/benchmark_features/{dataset}/{gap_split}.log",
     benchmark:
-        "results/benchmarks/gap_subjective/features/{dataset}/{gap_split}.tsv"
+        "results/benchmarks/gap_subjective/benchmark_features/{dataset}/{gap_split}.tsv"
     params:
+        scale_items="gap_examples",
         settings=GS["benchmark"],
         encoder_member=file_ref_member(GS["benchmark"]["encoder"]),
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/gs_features.py"
+        "../scripts/gap_subjective/benchmark_features.py"
 
 
-rule gs_benchmark:
+rule gap_subjective_benchmark:
     """Table 8: the MLP trained on GAP development, scored on GAP and GAP-Subjective test (official scorer)."""
     input:
         features=[f"{GS_OUT}/benchmark/features/{dataset}/{split}.npz" for dataset, split in GS_FEATURE_SETS],
-        gold=[f"{GS_OUT}/{'gap' if dataset == 'gap' else 'GAP-Subjective'}/gap-{split}.tsv" for dataset, split in GS_FEATURE_SETS],
+        gold=[GS_GAP_FILES[dataset].format(gap_split=split) for dataset, split in GS_FEATURE_SETS],
     output:
-        table=report(f"{GS_OUT}/benchmark.tsv", caption="../report/gs_benchmark.rst", category="Study C: GAP-Subjective"),
+        table=study_report(f"{GS_OUT}/benchmark.tsv", "gap_subjective", "benchmark"),
         predictions=expand(f"{GS_OUT}/benchmark/predictions/{{dataset}}-test.tsv", dataset=("gap", "gap_subjective")),
     log:
         "logs/gap_subjective/benchmark.log",
     benchmark:
         "results/benchmarks/gap_subjective/benchmark.tsv"
     params:
+        scale_items="gap_examples",
         sets=GS_FEATURE_SETS,
         mlp=GS["benchmark"]["mlp"],
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/gs_benchmark.py"
+        "../scripts/gap_subjective/benchmark.py"
 
 
-rule gs_human_sheet:
+rule gap_subjective_human_eval_sheet:
     """A randomised, blinded rating sheet: kept transfers and other originals (§3.2.4)."""
     input:
-        verdicts=expand(f"{GS_OUT}/thresholding/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
+        verdicts=expand(f"{GS_OUT}/threshold/{{gap_split}}.tsv", gap_split=GAP_SPLITS),
     output:
         sheet=f"{GS_OUT}/human_eval/sheet.tsv",
         key=f"{GS_OUT}/human_eval/key.tsv",
     log:
-        "logs/gap_subjective/human_sheet.log",
+        "logs/gap_subjective/human_eval_sheet.log",
     params:
         per_group=GS["human_eval"]["per_group"],
         seed=config["seed"],
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_human_sheet.py"
+        "../scripts/gap_subjective/human_eval_sheet.py"
 
 
-rule gs_human_table:
+rule gap_subjective_human_eval_table:
     """Table 6 from the judges' filled sheets (`human_eval.ratings`)."""
     input:
         key=f"{GS_OUT}/human_eval/key.tsv",
         ratings=GS["human_eval"]["ratings"],
     output:
-        report(f"{GS_OUT}/table6_human_eval.tsv", caption="../report/gs_human_eval.rst", category="Study C: GAP-Subjective"),
+        study_report(f"{GS_OUT}/table6_human_eval.tsv", "gap_subjective", "human_eval"),
     log:
-        "logs/gap_subjective/human_table.log",
+        "logs/gap_subjective/human_eval_table.log",
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_human_table.py"
+        "../scripts/gap_subjective/human_eval_table.py"
 
 
-rule gs_subjectivizer:
+rule gap_subjective_subjectivizer:
     """A manifest tying transfer model, detector, fluency LM and thresholds together for `cdaflow subjectivize`."""
     input:
         transfer=f"{GS_OUT}/transfer/model",
         detector=f"{GS_OUT}/detector/model",
-        lm=[f"{GS_OUT}/fluency/lm"] if GS["fluency"]["backend"] == "lstm" else [],
+        lm=GS_FLUENCY_LM,
     output:
         f"{GS_OUT}/subjectivizer/manifest.json",
     log:
@@ -379,4 +392,4 @@ rule gs_subjectivizer:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/gs_subjectivizer.py"
+        "../scripts/gap_subjective/subjectivizer.py"

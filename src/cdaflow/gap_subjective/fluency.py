@@ -2,7 +2,7 @@
 
 A language model assigns a perplexity to each original GAP sentence and to its subjective transfer; a
 transfer is discarded when its perplexity exceeds the original's by more than 100
-(:func:`cdaflow.gap_subjective.thresholds.fluency_keep`).
+(:func:`cdaflow.gap_subjective.threshold.fluency_keep`).
 
 Two scorers share the :class:`PerplexityScorer` protocol:
 

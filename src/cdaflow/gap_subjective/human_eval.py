@@ -5,7 +5,8 @@
 says which is which; the original and the transferred version of one sentence never both appear,
 so a judge cannot compare them), and returns the key separately. Judges fill ``fluency``
 (1 poor - 5 perfect) and ``subjectivity`` (1 highly objective, factual - 5 highly subjective).
-``aggregate`` joins filled sheets with the key and averages per group: Table 6.
+``read_filled_sheet`` checks a judge's sheet; :func:`cdaflow.gap_subjective.reports.table6` joins
+the filled sheets with the key and averages per group: Table 6.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["PAPER_TABLE6", "RatingError", "aggregate", "rating_sheet", "read_filled_sheet"]
+__all__ = ["INSTRUCTIONS", "RatingError", "rating_sheet", "read_filled_sheet"]
 
-PAPER_TABLE6 = {"original": (4.578, 1.657), "transferred": (4.343, 2.872)}  # fluency, subjectivity
 SCALES = ("fluency", "subjectivity")
 INSTRUCTIONS = (
     "# Rate each sentence on its own. fluency: 1 (poor) to 5 (perfect).",
@@ -69,36 +69,3 @@ def read_filled_sheet(path: str | os.PathLike[str]) -> pd.DataFrame:
                 )
             ratings.setdefault(scale, []).append(int(value))
     return pd.DataFrame({"item": frame["item"], **ratings, "judge": path.stem})
-
-
-def aggregate(sheets: Sequence[pd.DataFrame], key: pd.DataFrame) -> pd.DataFrame:
-    """Table 6: mean fluency and subjectivity of original and transferred sentences.
-
-    A group with no ratings (a run that kept too few transfers to rate) gets empty means and a
-    note saying so, rather than no row.
-    """
-    if not sheets:
-        raise ValueError("no filled sheets")
-    ratings = pd.concat(sheets, ignore_index=True)
-    unknown = sorted(set(ratings["item"]) - set(key["item"]))
-    if unknown:
-        raise RatingError(f"items not in the key: {unknown[:5]}")
-    # astype(str): an empty sheet or key reads back with a float item column.
-    joined = ratings.astype({"item": str}).merge(key.astype({"item": str}), on="item")
-    rows = []
-    for group in ("original", "transferred"):
-        part = joined[joined["group"] == group]
-        rated = len(part) > 0
-        rows.append(
-            {
-                "group": group,
-                "fluency": part["fluency"].mean() if rated else None,
-                "subjectivity": part["subjectivity"].mean() if rated else None,
-                "ratings": len(part),
-                "judges": part["judge"].nunique(),
-                "paper_fluency": PAPER_TABLE6[group][0],
-                "paper_subjectivity": PAPER_TABLE6[group][1],
-                "note": "" if rated else "no ratings: the run kept too few transfers to rate",
-            }
-        )
-    return pd.DataFrame(rows)

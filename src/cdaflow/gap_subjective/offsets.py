@@ -22,21 +22,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-import pandas as pd
-
 from cdaflow.gap_subjective.gap import GapExample
 from cdaflow.gap_subjective.sentences import Sentence, join_sentences
 
-__all__ = ["MENTIONS", "PAPER_TABLE4", "PAPER_TABLE7", "Rebuilt", "rebuild_example", "table4", "table7"]
+__all__ = ["MENTIONS", "Rebuilt", "rebuild_example"]
 
 MENTIONS = ("Pronoun", "A", "B")
-# Pant & Dadu (2022), Table 7 (% found: pronoun, A, B, all) and Table 4 (% converted contexts).
-PAPER_TABLE7 = {
-    "development": (99.90, 98.65, 99.00, 97.55),
-    "validation": (99.34, 99.78, 99.56, 98.68),
-    "test": (99.90, 99.15, 99.05, 98.20),
-}
-PAPER_TABLE4 = {"test": 63.85, "development": 60.60, "validation": 61.89}
 
 
 @dataclass(frozen=True)
@@ -136,37 +127,3 @@ def rebuild_example(example: GapExample, sentences: Sequence[Sentence], replacem
     if bad := new.mismatched_spans():  # cannot happen by construction; never release a wrong offset
         raise AssertionError(f"{example.id}: rebuilt offsets of {bad} do not match")
     return Rebuilt(new, replaced, found)
-
-
-def table7(records: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Table 7: % of instances whose pronoun / A / B / all offsets were found, per split.
-
-    ``records`` holds each split's :meth:`Rebuilt.record` rows. Instances with no transferred
-    sentence count as found, as in the paper (its percentages are of all examples).
-    """
-    rows = []
-    for split, frame in records.items():
-        row = {"split": split, "examples": len(frame)}
-        for column in [f"{name.lower()}_found" for name in MENTIONS] + ["all_found"]:
-            row[f"{column}_pct"] = 100.0 * frame[column].astype(bool).mean() if len(frame) else float("nan")
-        if split in PAPER_TABLE7:
-            row.update(zip(("paper_pronoun", "paper_a", "paper_b", "paper_all"), PAPER_TABLE7[split]))
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def table4(records: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Table 4: % of contexts with at least one kept transfer, and % changed in the release."""
-    rows = []
-    for split, frame in records.items():
-        n = len(frame)
-        rows.append(
-            {
-                "split": split,
-                "contexts": n,
-                "converted_pct": 100.0 * (frame["replaced"] > 0).mean() if n else float("nan"),
-                "released_changed_pct": 100.0 * frame["changed"].astype(bool).mean() if n else float("nan"),
-                "paper_converted_pct": PAPER_TABLE4.get(split, float("nan")),
-            }
-        )
-    return pd.DataFrame(rows)

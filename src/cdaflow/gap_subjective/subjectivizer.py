@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from cdaflow.gap_subjective.gleu import sentence_gleu
-from cdaflow.gap_subjective.thresholds import Thresholds, apply_thresholds
+from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
 
 __all__ = ["MANIFEST", "Subjectivizer", "load_fluency_scorer", "read_manifest", "score_transfers", "write_manifest"]
 

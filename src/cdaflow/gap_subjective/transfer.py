@@ -553,7 +553,9 @@ class Transferer:
 
         manifest_path = Path(model_dir) / MANIFEST
         if not manifest_path.is_file():
-            raise FileNotFoundError(f"{manifest_path}: no transfer manifest (rule gs_transfer_train writes it)")
+            raise FileNotFoundError(
+                f"{manifest_path}: no transfer manifest (rule gap_subjective_transfer_train writes it)"
+            )
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         missing = [key for key in ("checkpoint", "spm_model") if key not in manifest]
         if missing:

@@ -1,4 +1,4 @@
-"""The blinded human-evaluation sheet and its key (rule gs_human_sheet)."""
+"""The blinded human-evaluation sheet and its key (rule gap_subjective_human_eval_sheet)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""WNC pairs and the style transfer's train/valid split (rule gs_wnc)."""
+"""WNC pairs and the style transfer's train/valid split (rule gap_subjective_wnc)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Transfer every sentence of one GAP split through our copy-attention wrapper (rule gs_transfer)."""
+"""Transfer every sentence of one GAP split through our copy-attention wrapper (rule gap_subjective_transfer)."""
 
 from pathlib import Path
 

@@ -9,7 +9,8 @@ B. fluency: the causal LM's perplexity of the transferred sentence exceeds the o
 C. original attribute: the detector found the original objective (a subjective sentence needs no
    transfer).
 
-Table 2 counts each test on its own and the intersection, per split and overall.
+Table 2 counts each test on its own and the intersection, per split and overall
+(:func:`cdaflow.gap_subjective.reports.table2`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PAPER_TABLE2", "Thresholds", "apply_thresholds", "fluency_keep", "table2"]
-
-# Pant & Dadu (2022), Table 2: total, within GLEU, within perplexity, objective, final.
-PAPER_TABLE2: dict[str, tuple[int, int, int, int, int]] = {
-    "development": (5995, 2332, 2635, 5162, 1736),
-    "validation": (1389, 527, 603, 1183, 377),
-    "test": (5971, 2359, 2641, 5141, 1800),
-    "overall": (13355, 5218, 5879, 11486, 3913),
-}
+__all__ = ["Thresholds", "apply_thresholds", "fluency_keep"]
 
 
 @dataclass(frozen=True)
@@ -88,32 +81,3 @@ def apply_thresholds(scores: pd.DataFrame, thresholds: Thresholds) -> pd.DataFra
     out["objective"] = ~out["subjective"].astype(bool)
     out["kept"] = out["within_gleu"] & out["within_perplexity"] & out["objective"]
     return out
-
-
-def table2(verdicts: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Table 2: per split (and overall) the sentences passing each test and all three."""
-    rows = []
-    for split, frame in [*verdicts.items(), ("overall", pd.concat(list(verdicts.values()), ignore_index=True))]:
-        total = len(frame)
-        kept = int(frame["kept"].sum())
-        row = {
-            "split": split,
-            "total_sentences": total,
-            "within_gleu": int(frame["within_gleu"].sum()),
-            "within_perplexity": int(frame["within_perplexity"].sum()),
-            "objective": int(frame["objective"].sum()),
-            "final": kept,
-            "final_pct": 100.0 * kept / total if total else float("nan"),
-        }
-        paper = PAPER_TABLE2.get(split)
-        if paper:
-            row.update(
-                paper_total=paper[0],
-                paper_within_gleu=paper[1],
-                paper_within_perplexity=paper[2],
-                paper_objective=paper[3],
-                paper_final=paper[4],
-                paper_final_pct=100.0 * paper[4] / paper[0],
-            )
-        rows.append(row)
-    return pd.DataFrame(rows)

@@ -1,4 +1,4 @@
-"""Contextual features of pronoun, A and B for one GAP / GAP-Subjective split (rule gs_features)."""
+"""Contextual features of pronoun, A and B, one GAP / GAP-Subjective split (rule gap_subjective_benchmark_features)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""P(subjective) of every sentence of one GAP split (rule gs_detect)."""
+"""P(subjective) of every sentence of one GAP split (rule gap_subjective_subjectivity)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""The manifest that `cdaflow subjectivize --model DIR` loads (rule gs_subjectivizer)."""
+"""The manifest that `cdaflow subjectivize --model DIR` loads (rule gap_subjective_subjectivizer)."""
 
 from cdaflow.gap_subjective.subjectivizer import write_manifest
 from cdaflow.runtime import rule_context

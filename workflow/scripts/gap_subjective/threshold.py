@@ -1,11 +1,11 @@
-"""GLEU, perplexity change and original attribute of one split's transfers; verdicts (rule gs_threshold)."""
+"""GLEU, perplexity change and original attribute of one split's transfers; verdicts (rule gap_subjective_threshold)."""
 
 from pathlib import Path
 
 import torch
 
 from cdaflow.gap_subjective.subjectivizer import load_fluency_scorer, score_transfers
-from cdaflow.gap_subjective.thresholds import Thresholds
+from cdaflow.gap_subjective.threshold import Thresholds
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import model_source, rule_context
 

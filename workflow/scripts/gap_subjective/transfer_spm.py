@@ -1,4 +1,4 @@
-"""SentencePiece for the style transfer, numbers as user-defined symbols (rule gs_spm, §3.2.2)."""
+"""SentencePiece for the style transfer, numbers as user-defined symbols (rule gap_subjective_transfer_spm, §3.2.2)."""
 
 import tempfile
 from pathlib import Path

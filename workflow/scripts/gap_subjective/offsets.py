@@ -1,4 +1,4 @@
-"""GAP-Subjective for one split: contexts rebuilt from kept transfers, offsets found again (rule gs_build)."""
+"""GAP-Subjective, one split: contexts rebuilt from kept transfers, offsets found anew (rule gap_subjective_offsets)."""
 
 from pathlib import Path
 

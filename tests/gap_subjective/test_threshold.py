@@ -5,7 +5,8 @@ import math
 import pandas as pd
 import pytest
 
-from cdaflow.gap_subjective.thresholds import Thresholds, apply_thresholds, table2
+from cdaflow.gap_subjective.reports import table2
+from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
 
 
 def scores(**columns) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The offline fluency LM: SentencePiece + LSTM LM on the WNC text (rule gs_fluency_lm)."""
+"""The offline fluency LM: SentencePiece + LSTM LM on the WNC text (rule gap_subjective_fluency_lm)."""
 
 import torch
 

@@ -1,19 +1,16 @@
-"""Train the OpenNMT-py copy-attention transfer model, objective → subjective (rule gs_transfer_train)."""
+"""Train the OpenNMT-py copy-attention transfer model, objective → subjective (rule gap_subjective_transfer_train)."""
 
 import json
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import torch
 
+from cdaflow.gap_subjective.reports import transfer_table
 from cdaflow.gap_subjective.transfer import TransferSettings, encode_pieces, train_transfer, validation_metrics
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
-
-# Pant & Dadu (2022) §3.2.2: validation perplexity and accuracy (%).
-PAPER = {"valid_perplexity": 3.10, "valid_accuracy": 84.52}
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
@@ -45,9 +42,6 @@ with rule_context(snakemake) as log:  # noqa: F821
         }
         (tmp / "transfer.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     log.info("trained %s on %s; validation %s", checkpoint.name, "GPU" if gpu else "CPU", metrics)
-    row = {"train_pairs": sum(1 for _ in open(train_src, encoding="utf-8")),
-           "valid_pairs": sum(1 for _ in open(valid_src, encoding="utf-8")),
-           "train_steps": settings.train_steps, "hidden_size": settings.hidden_size, "layers": settings.layers,
-           "valid_perplexity": metrics.get("perplexity"), "valid_accuracy": metrics.get("accuracy"),
-           **{f"paper_{k}": v for k, v in PAPER.items()}, "scale": p.scale}
-    write_tsv_atomic(pd.DataFrame([row]), Path(smk.output.table))
+    train_pairs, valid_pairs = (sum(1 for _ in open(path, encoding="utf-8")) for path in (train_src, valid_src))
+    table = transfer_table(train_pairs, valid_pairs, settings, metrics, p.scale)
+    write_tsv_atomic(table, Path(smk.output.table))

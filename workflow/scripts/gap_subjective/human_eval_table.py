@@ -1,8 +1,9 @@
-"""Table 6 from filled rating sheets (rule gs_human_table)."""
+"""Table 6 from filled rating sheets (rule gap_subjective_human_eval_table)."""
 
 from pathlib import Path
 
-from cdaflow.gap_subjective.human_eval import aggregate, read_filled_sheet
+from cdaflow.gap_subjective.human_eval import read_filled_sheet
+from cdaflow.gap_subjective.reports import table6
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import rule_context
 
@@ -10,6 +11,6 @@ with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     key = read_tsv(smk.input.key, text_columns=("item", "group", "source"))
     sheets = [read_filled_sheet(path) for path in smk.input.ratings]
-    table = aggregate(sheets, key)
+    table = table6(sheets, key)
     write_tsv_atomic(table, Path(smk.output[0]))
     log.info("%d sheets: %s", len(sheets), table[["group", "fluency", "subjectivity"]].to_dict("records"))

@@ -1,4 +1,4 @@
-"""Fine-tune the subjectivity detector on WNC sentences (rule gs_detector, §3.2.1)."""
+"""Fine-tune the subjectivity detector on WNC sentences (rule gap_subjective_detector, §3.2.1)."""
 
 from pathlib import Path
 
@@ -6,12 +6,10 @@ import pandas as pd
 import torch
 
 from cdaflow.gap_subjective.detector import DetectorSettings, evaluate, split_sentences, train_detector
+from cdaflow.gap_subjective.reports import detector_table
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import model_source, rule_context
-
-# Pant & Dadu (2022) §3.2.1, RoBERTa-base on WNC.
-PAPER = {"accuracy": 0.7001, "precision": 0.720, "recall": 0.653, "f1": 0.685}
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
@@ -42,13 +40,5 @@ with rule_context(snakemake) as log:  # noqa: F821
         pd.DataFrame({"sentence": split.test_texts, "subjective": split.test_labels, "p_subjective": probability}),
         Path(smk.output.predictions),
     )
-    row = {
-        "model": ", ".join(f"{k}={v}" for k, v in model_ref.items()),
-        "device": device,
-        "train_sentences": len(split.train_texts),
-        "test_sentences": len(split.test_texts),
-        **{k: metrics[k] for k in PAPER},
-        **{f"paper_{k}": v for k, v in PAPER.items()},
-        "scale": p.scale,
-    }
-    write_tsv_atomic(pd.DataFrame([row]), Path(smk.output.table))
+    table = detector_table(model_ref, device, len(split.train_texts), len(split.test_texts), metrics, p.scale)
+    write_tsv_atomic(table, Path(smk.output.table))

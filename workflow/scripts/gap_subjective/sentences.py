@@ -1,4 +1,4 @@
-"""One GAP split, validated, cut into sentences with offsets (rule gs_sentences)."""
+"""One GAP split, validated, cut into sentences with offsets (rule gap_subjective_sentences)."""
 
 from pathlib import Path
 
