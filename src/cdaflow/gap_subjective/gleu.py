@@ -7,25 +7,24 @@ collected; with ``matches`` the clipped overlap of the two multisets,
 ``GLEU = matches / max(hypothesis n-grams, reference n-grams)``, i.e. the minimum of n-gram
 precision and recall. Identical sentences score 1.0; nothing in common scores 0.0.
 
-Tokens are words and punctuation marks (``\\w+`` runs and single other characters), so a comma
-added by the transfer ("Unfortunately, she ...") counts as an edit like a word does. They are
-lower-cased by default: the capital a sentence's first word loses when an adverb is put before
-it is not a change of content.
+Tokens are words and punctuation marks (``\\w+`` runs and single other characters,
+:func:`cdaflow.text.tokens.words_and_punctuation`), so a comma added by the transfer
+("Unfortunately, she ...") counts as an edit like a word does. They are lower-cased by default:
+the capital a sentence's first word loses when an adverb is put before it is not a change of
+content.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
+from cdaflow.text.tokens import words_and_punctuation
+
 __all__ = ["gleu_tokens", "ngram_counts", "sentence_gleu"]
 
-_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-
-
-def gleu_tokens(sentence: str) -> list[str]:
-    return _TOKEN.findall(sentence)
+# Words and punctuation marks (cdaflow.text.tokens), before any lower-casing.
+gleu_tokens = words_and_punctuation
 
 
 def ngram_counts(tokens: Sequence[str], min_order: int = 1, max_order: int = 4) -> Counter[tuple[str, ...]]:

@@ -17,22 +17,19 @@ the total number of words (right)". The paper does not spell the count out; here
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 
 import pandas as pd
 
+from cdaflow.text.tokens import words
+
 __all__ = ["TOKENIZER", "error_rates", "error_rates_tables", "tokens", "word_errors"]
 
-_WORD = re.compile(r"\w+")
 # The name the tables print beside the rates: how words were counted.
 TOKENIZER = "words:re-unicode-\\w+|punctuation:not-counted|v2"
-
-
-def tokens(text: str) -> list[str]:
-    """The words of `text` (Unicode ``\\w+`` runs; punctuation marks are not words)."""
-    return _WORD.findall(text)
+# The words of a text (Unicode \w+ runs; punctuation marks are not words).
+tokens = words
 
 
 def word_errors(output: str, reference: str) -> int:
