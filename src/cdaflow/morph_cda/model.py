@@ -61,6 +61,7 @@ BASELINE_RELATIONS = {
 BASELINE_STRENGTH = 20.0  # above every log α in the tuning grid, so the baseline always agrees
 PARAMETERIZATIONS = ("lin", "nn", "base")
 NN_LINKS = ("identity", "exp")
+CARRIER_POS = ("ADJ", "DET", "PRON")
 
 log = logging.getLogger(__name__)
 
@@ -250,6 +251,10 @@ class AgreementMRF(nn.Module):
         unary.scatter_(2, batch.tags.unsqueeze(-1), log_alpha)
         if carry_gender:
             carriers = self.inventory.gender_carriers().to(device)[batch.tags]  # [B, N, K]
+            # Only words of a part of speech that inflects for gender elsewhere (mejor, joven, su):
+            # a finite verb or a preposition carrying one let changes leak along whole clauses.
+            carrier_pos = torch.tensor([POS_INDEX[p] for p in CARRIER_POS], device=device)
+            carriers &= torch.isin(batch.dep_pos.to(device), carrier_pos).unsqueeze(-1)
             clamp |= carriers
             unary.masked_fill_(carriers, log_alpha)
         for i, pairs in enumerate(fixed):
