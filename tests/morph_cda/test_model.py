@@ -193,3 +193,20 @@ def test_tag_prior_is_learned_in_training_and_left_out_of_interventions(spanish,
     model.save(tmp_path / "m")
     assert torch.allclose(AgreementMRF.load(tmp_path / "m").nll(batch), model.nll(batch))
     assert not AgreementMRF(inventory, "base", "es", tag_prior=True).tag_prior
+
+
+def test_a_verb_carries_no_gender():
+    from cdaflow.io.conllu import parse_conllu_string
+
+    (sentence,) = parse_conllu_string(MEJOR.replace("\tmejor\tmejor\tADJ\t", "\tmejor\tmejor\tVERB\t"))
+    inventory = inventory_of([sentence])
+    model = AgreementMRF(inventory, "lin", "es")
+    batch = Batch.build([encode(sentence, inventory)])
+    gender = [i for i, sub in enumerate(inventory.subtags) if sub.startswith("Gender=")]
+    with torch.no_grad():
+        for j in (0, 1, 3):
+            for g in gender:
+                model.W[int(batch.triple[0, j]), g, g] = 5.0
+    fem = inventory.index(("Gender=Fem", "Number=Sing"))
+    carried = model.intervene(batch, [[(1, fem)]], log_alpha=1.0, carry_gender=True)
+    assert inventory.tags[int(carried[0, 3])] == ("Gender=Masc", "Number=Sing")
