@@ -221,7 +221,7 @@ def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, mo
         config={},
     )
     try:
-        runpy.run_path(str(Path(__file__).parents[1] / "workflow" / "scripts" / "claims.py"), init_globals={"snakemake": smk})
+        runpy.run_path(str(Path(__file__).parents[1] / "workflow" / "scripts" / "common" / "claims.py"), init_globals={"snakemake": smk})
     finally:
         for handler in logging.root.handlers:
             if handler not in handlers:

@@ -24,7 +24,8 @@ import yaml
 
 __all__ = ["PaperError", "STUDIES", "load", "paper_file", "studies", "value"]
 
-STUDIES = ("morph_cda", "regender", "gap_subjective", "sentence_bias")
+# The four papers; cross_study holds the paper-scale item counts of the scale notes.
+STUDIES = ("morph_cda", "regender", "gap_subjective", "sentence_bias", "cross_study")
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
 

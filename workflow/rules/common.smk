@@ -42,7 +42,7 @@ rule fetch_dataset:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/fetch_dataset.py"
+        "../scripts/common/fetch_dataset.py"
 
 
 rule datasets:
@@ -66,14 +66,14 @@ rule treebank_split:
         file=lambda wc: config["treebanks"][wc.treebank]["splits"][wc.split],
         parsing=config["parsing"],
         backend=config["parsing"]["treebanks"],
-    threads: 1 if config["parsing"]["treebanks"] == "gold" else config["compute"]["threads"]
+        scale_items="treebank_sentences",
+    threads: 1 if config["parsing"]["treebanks"] == "gold" else THREADS
     resources:
-        gpu=gpus_for(config["parsing"]["treebanks"]),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(config["parsing"]["treebanks"]),
     conda:
         f"{ENVS}/parsing.yaml"
     script:
-        "../scripts/treebank_split.py"
+        "../scripts/common/treebank_split.py"
 
 
 rule corpus_shard:
@@ -90,14 +90,14 @@ rule corpus_shard:
         corpus=lambda wc: config["corpora"][wc.corpus],
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
-    threads: config["compute"]["threads"]
+        scale_items="corpus_sentences",
+    threads: THREADS
     resources:
-        gpu=gpus_for(config["parsing"]["corpora"]),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/parsing.yaml"
     script:
-        "../scripts/corpus_shard.py"
+        "../scripts/common/corpus_shard.py"
 
 
 rule parsing_summary:
@@ -106,11 +106,7 @@ rule parsing_summary:
         treebanks=treebank_files(),
         corpora=corpus_files(),
     output:
-        report(
-            "results/common/parsing_summary.tsv",
-            caption="../report/parsing_summary.rst",
-            category="Data",
-        ),
+        study_report("results/common/parsing_summary.tsv", "common", "parsing_summary"),
     log:
         "logs/common/parsing_summary.log",
     params:
@@ -119,4 +115,4 @@ rule parsing_summary:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/parsing_summary.py"
+        "../scripts/common/parsing_summary.py"

@@ -22,6 +22,34 @@ def gpus_for(backend=None):
     return config["compute"]["gpu"]
 
 
+# Threads and resources of a heavy job (training, inference, parsing): `threads: THREADS` and
+# `resources: **job_resources()`; its `benchmark:` file feeds the scale notes.
+THREADS = config["compute"]["threads"]
+
+
+def job_resources(backend=None):
+    """Memory (config compute.mem_mb) and GPUs (gpus_for) of a heavy job."""
+    return {"gpu": gpus_for(backend), "mem_mb": config["compute"]["mem_mb"]}
+
+
+# `snakemake --report` groups each study's tables under one category.
+REPORT_CATEGORIES = {
+    "common": "Data",
+    "claims": "Claims",
+    "morph_cda": "Study A: morphological CDA",
+    "regender": "Study B: re-gendering",
+    "gap_subjective": "Study C: GAP-Subjective",
+    "sentence_bias": "Study D: sentence bias",
+    "cross_study": "Cross-study",
+}
+
+
+def study_report(path, study, stage, category=None, **kwargs):
+    """A report() output of a study's stage, captioned by workflow/report/<study>/<stage>.rst."""
+    category = REPORT_CATEGORIES[category or study]
+    return report(path, caption=f"../report/{study}/{stage}.rst", category=category, **kwargs)
+
+
 def treebank_files():
     return [
         f"results/common/treebanks/{name}/{split}.conllu"
@@ -71,6 +99,6 @@ def all_targets():
     targets = ["results/common/parsing_summary.tsv"]
     for study, targets_of in STUDY_TARGETS.items():
         if enabled(study):
-            targets += targets_of()
+            targets += targets_of() if callable(targets_of) else targets_of
     # Comparisons across the enabled studies and the scale notes (cross_study.smk).
-    return targets + cross_study_targets()
+    return targets + CROSS_STUDY_TARGETS

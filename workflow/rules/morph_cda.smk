@@ -99,6 +99,7 @@ rule morph_cda_reinflection:
     benchmark:
         "results/benchmarks/morph_cda/reinflection/{lang}.tsv"
     params:
+        scale_items="morph_train_sentences",
         settings=MORPH["reinflection"],
         seed=config["seed"],
         scale=config["scale"],
@@ -126,6 +127,7 @@ rule morph_cda_train_mrf:
     wildcard_constraints:
         param="lin|nn",
     params:
+        scale_items="morph_train_sentences",
         settings=MORPH["mrf"],
         features=MORPH["features"],
         seed=config["seed"],
@@ -167,6 +169,7 @@ rule morph_cda_evaluate:
     benchmark:
         "results/benchmarks/morph_cda/evaluate/{lang}.tsv"
     params:
+        scale_items="morph_train_sentences",
         lang=lambda wc: wc.lang,
         params=MORPH["parameterizations"],
         grid=MORPH["log_alpha_grid"],
@@ -196,6 +199,7 @@ rule morph_cda_augment:
     benchmark:
         "results/benchmarks/morph_cda/augment/{lang}.tsv"
     params:
+        scale_items="corpus_sentences",
         settings=MORPH["extrinsic"],
         scale=config["scale"],
     threads: config["compute"]["threads"]
@@ -221,6 +225,7 @@ rule morph_cda_lm:
     benchmark:
         "results/benchmarks/morph_cda/lm/{lang}/{corpus}.tsv"
     params:
+        scale_items="corpus_sentences",
         settings=MORPH["extrinsic"],
         seed=config["seed"],
     threads: config["compute"]["threads"]

@@ -47,6 +47,7 @@ rule regender_tag:
     benchmark:
         "results/benchmarks/regender/tag/shard{shard}.tsv"
     params:
+        scale_items="regender_candidates",
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
         dedupe=REG["dedupe"],
@@ -211,6 +212,7 @@ rule regender_train:
     benchmark:
         "results/benchmarks/regender/train/{setup}.tsv"
     params:
+        scale_items="regender_train_pairs",
         settings=REG["sockeye"],
         seed=config["seed"],
     threads: config["compute"]["threads"]

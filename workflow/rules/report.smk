@@ -12,7 +12,7 @@ rule claims:
         papers=[f"resources/{study}/paper.yaml" for study in STUDY_TARGETS],
         targets=all_targets(),
     output:
-        ledger=report("results/claims.tsv", caption="../report/claims.rst", category="Claims"),
+        ledger=study_report("results/claims.tsv", "common", "claims", category="claims"),
     log:
         "logs/common/claims.log",
     params:
@@ -20,7 +20,7 @@ rule claims:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/claims.py"
+        "../scripts/common/claims.py"
 
 
 rule results_readme:
@@ -40,4 +40,4 @@ rule results_readme:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/results_readme.py"
+        "../scripts/common/results_readme.py"
