@@ -376,3 +376,82 @@ def test_stanza_real_parse_when_models_are_present() -> None:
     assert any(t["form"] == "del" for t in surface_tokens(sentence))
     assert len(words(sentence)) == len(surface_tokens(sentence)) + 1
     assert feats_dict(by_form(sentence, "niña")).get("Gender") == "Fem"
+
+
+# ---------------------------------------------------------------------------
+# spaCy streaming: components, memory zones, worker processes
+
+
+def _serialized(sentences) -> str:
+    return "".join(sentence.serialize() for sentence in sentences)
+
+
+def test_spacy_never_loads_the_entity_recognizer(spacy_es: SpacyParser) -> None:
+    # Nothing reads entities; NER was half of the pipeline's time.
+    assert "ner" not in spacy_es._nlp.pipe_names
+    assert {"tok2vec", "morphologizer", "parser", "lemmatizer"} <= set(spacy_es._nlp.pipe_names)
+
+
+def test_spacy_parse_without_dependencies_keeps_the_tags(spacy_es: SpacyParser) -> None:
+    text = "La profesora llegó al colegio. El niño está dormido."
+    full = list(spacy_es.parse([text]))
+    [tags_only] = spacy_es.parse([text], dependencies=False)
+    # No dependency parser: one sentence per text, HEAD and DEPREL unset.
+    assert tags_only.metadata == {"sent_id": "s-1-1", "text": text}
+    assert all(t["head"] is None and t["deprel"] is None for t in tags_only)
+    fields = ("form", "lemma", "upos", "xpos", "feats", "misc")
+    assert len(full) == 2
+    assert [[t[f] for f in fields] for t in tags_only] == [[t[f] for f in fields] for s in full for t in s]
+
+
+def test_spacy_memory_zones_forget_new_words_and_change_nothing() -> None:
+    # Invented names and codes: every one would stay in spaCy's string store for good.
+    texts = [f"Escríbele a Zorbak{n}quel al código XQ{n * 7919} mañana." for n in range(40)]
+    zoned = SpacyParser("es", zone_size=8)
+    strings_before = len(zoned._nlp.vocab.strings)
+    out = _serialized(zoned.parse(texts))
+    assert len(zoned._nlp.vocab.strings) == strings_before
+    assert "Zorbak39quel" not in zoned._nlp.vocab.strings
+    lemmatizer = zoned._nlp.get_pipe("lemmatizer")
+    assert not lemmatizer.cache  # emptied with each zone
+    one_zone = SpacyParser("es", zone_size=10_000)
+    assert _serialized(one_zone.parse(texts)) == out
+    assert "Zorbak39quel" not in one_zone._nlp.vocab.strings
+
+
+def test_spacy_reparse_in_zones_matches_one_zone() -> None:
+    texts = [f"La niña {n} canta con Quilmbo{n}." for n in range(12)]
+    gold = [parse_conllu_string(GOLD.replace("La niña canta.", t).replace("es-dev-001", f"g{n}"))[0]
+            for n, t in enumerate(texts)]
+    small, large = SpacyParser("es", zone_size=5), SpacyParser("es")
+    assert _serialized(small.reparse(gold)) == _serialized(large.reparse(gold))
+
+
+def test_spacy_worker_processes_give_the_same_sentences() -> None:
+    texts = [f"Mi vecina {n} está cansada. Luego se fue." for n in range(30)]
+    one = _serialized(SpacyParser("es").parse(texts))
+    assert _serialized(SpacyParser("es", processes=2, zone_size=16).parse(texts)) == one
+
+
+def test_worker_processes_need_spacy() -> None:
+    with pytest.raises(ValueError, match="gold backend runs in one process"):
+        get_parser("gold", "es", processes=2)
+    with pytest.raises(ValueError, match="stanza backend runs in one process"):
+        get_parser("stanza", "es", processes=3)
+    with pytest.raises(ValueError, match="processes must be at least 1"):
+        SpacyParser("es", processes=0)
+    assert isinstance(get_parser("gold", "es", processes=1), GoldParser)
+
+
+def test_parse_command_processes_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cdaflow.cli import main
+
+    source = tmp_path / "in.txt"
+    source.write_text("La profesora está cansada.\nEl niño juega.\n", encoding="utf-8")
+    assert main(["parse", "--lang", "es", "--input", str(source)]) == 0
+    one = capsys.readouterr().out
+    assert main(["parse", "--lang", "es", "--input", str(source), "--processes", "2"]) == 0
+    assert capsys.readouterr().out == one
+    assert main(["parse", "--lang", "es", "--backend", "gold", "--format", "conllu", "--processes", "2",
+                 "--input", str(source)]) == 2
+    assert "runs in one process" in capsys.readouterr().err

@@ -40,6 +40,9 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--batch-size", type=positive_int, default=256, help="sentences per batched model call (default: 256)"
     )
+    parser.add_argument(
+        "--processes", type=positive_int, default=1, help="parser worker processes for text input (spacy; default: 1)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -55,8 +58,10 @@ def run(args: argparse.Namespace) -> int:
         sentences = read_conllu(args.input if args.input else open_input(None))
     else:
         lines = read_lines(args.input)
-        parser = get_parser(args.backend, args.lang)
-        sentences = parse_text_file(parser, lines, sent_id_prefix="s", path=str(args.input or "<stdin>"))
+        parser = get_parser(args.backend, args.lang, processes=args.processes)
+        sentences = parse_text_file(
+            parser, lines, sent_id_prefix="s", batch_size=args.batch_size, path=str(args.input or "<stdin>")
+        )
     items = ((s, interventions_for(s, gazetteer, generator, args.direction)) for s in sentences)
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:

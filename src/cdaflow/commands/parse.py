@@ -32,6 +32,9 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--batch-size", type=positive_int, default=64, help="lines per parser call (default: 64)"
     )
+    parser.add_argument(
+        "--processes", type=positive_int, default=1, help="parser worker processes (spacy backend; default: 1)"
+    )
     parser.add_argument("--sent-id-prefix", default="s", help="prefix of generated sent_ids")
     parser.set_defaults(run=run)
 
@@ -45,9 +48,11 @@ def _options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    parser = get_parser(args.backend, args.lang, **_options(args))
+    parser = get_parser(args.backend, args.lang, processes=args.processes, **_options(args))
     if args.format == "conllu":
-        sentences = parser.reparse(read_conllu(args.input if args.input else open_input(None)))
+        sentences = parser.reparse(
+            read_conllu(args.input if args.input else open_input(None)), batch_size=args.batch_size
+        )
     else:
         sentences = parse_text_file(
             parser,

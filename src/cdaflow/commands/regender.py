@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from cdaflow.commands.options import positive_int
@@ -37,13 +39,18 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--backend", choices=sorted(set(BACKENDS) - {"gold"}), default="spacy")
     parser.add_argument("--tag", choices=("N", "G"), help="nmt with a tagged model (nmt_t): the tag to add")
     parser.add_argument("--beam-size", type=positive_int, default=5, help="nmt: beam size (default: 5)")
+    parser.add_argument(
+        "--processes", type=positive_int, default=1,
+        help="rules: parser worker processes (spacy backend; default: 1)",
+    )
     parser.set_defaults(run=run)
 
 
-def _segments(args: argparse.Namespace) -> list[str]:
+def _segments(args: argparse.Namespace) -> Iterator[str]:
+    """The input's non-blank lines, whitespace runs collapsed, streamed."""
     if args.input is not None and not args.input.is_file():
         raise FileNotFoundError(f"--input {args.input}: no such file")
-    return [" ".join(line.split()) for line in read_lines(args.input) if line.strip()]
+    return (" ".join(line.split()) for line in read_lines(args.input) if line.strip())
 
 
 def _changed_words(original: str, variant: str) -> list[dict[str, str]]:
@@ -69,8 +76,10 @@ def run(args: argparse.Namespace) -> int:
 
         folder = args.model or DEFAULT_RULES_DIR
         rules, tagmap = RuleSet.load(folder), TagMap.load(Path(folder) / "tagset_map.tsv")
-        parser = get_parser(args.backend, args.lang)
-        for text, segment in zip(segments, tag_texts(parser, segments, tagmap), strict=True):
+        parser = get_parser(args.backend, args.lang, processes=args.processes)
+        # Streamed: the tee holds only the segments the parser has read ahead of its output.
+        texts, to_tag = itertools.tee(segments)
+        for text, segment in zip(texts, tag_texts(parser, to_tag, tagmap, batch_size=256), strict=True):
             decision = rules.decide(segment)
             variant = decision.variant if decision.label == "G" else text
             record = {"original": text, "variant": variant, "label": decision.label,
@@ -83,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model is None:
         raise ValueError("--method nmt needs --model (e.g. results/regender/es/rewriter/nmt)")
+    if args.processes != 1:
+        raise ValueError("--processes applies to --method rules (the nmt rewriter runs Sockeye on one process)")
+    segments = list(segments)
     model, bpe = args.model / "model", args.model.parent / "bpe.model"
     for path, what in ((model / "params.best", "a trained Sockeye model"), (bpe, "the BPE model")):
         if not path.exists():

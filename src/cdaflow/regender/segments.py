@@ -14,6 +14,7 @@ Small taggers read a capitalised first word of a short segment as a proper noun 
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 
 from cdaflow.io.conllu import Sentence, feats_dict, is_multiword, surface_tokens, words
@@ -35,15 +36,18 @@ def segment_from_sentence(sentence: Sentence, tagmap: TagMap, text: str | None =
     lower-cased probe) then supplies the token strings. Without a ``# text`` the segment has no
     spans and renders with single spaces.
     """
-    all_words = words(sentence)
     surface = []
-    for token in surface_tokens(sentence):
-        if is_multiword(token):
-            first, last = token["id"][0], token["id"][2]
-            covered = [w for w in all_words if first <= w["id"] <= last]
-            surface.append((token["form"], [_word(w) for w in covered]))
-        else:
-            surface.append((token["form"], [_word(token)]))
+    if all(type(token["id"]) is int for token in sentence):  # only words (spaCy): each its own token
+        surface = [(token["form"], [_word(token)]) for token in sentence]
+    else:
+        all_words = words(sentence)
+        for token in surface_tokens(sentence):
+            if is_multiword(token):
+                first, last = token["id"][0], token["id"][2]
+                covered = [w for w in all_words if first <= w["id"] <= last]
+                surface.append((token["form"], [_word(w) for w in covered]))
+            else:
+                surface.append((token["form"], [_word(token)]))
     tags = tuple(tag_surface_tokens(tagmap, surface))
     gendered = any("Gender" in (w.feats or {}) and w.upos not in ("NOUN", "PROPN") for _, ws in surface for w in ws)
     parsed_text = sentence.metadata.get("text")
@@ -72,19 +76,26 @@ def _probe(text: str) -> str:
 
 
 def tag_texts(parser: Parser, texts: Iterable[str], tagmap: TagMap, *, batch_size: int = 64) -> Iterator[Segment]:
-    """One tagged :class:`Segment` per input text (whitespace runs collapsed), in order."""
-    originals: list[str] = []
+    """One tagged :class:`Segment` per input text (whitespace runs collapsed), in order.
+
+    Streams: only the texts the parser has read ahead of its output are held (a long corpus
+    runs in flat memory). The rules read tags, features and lemmas, never dependencies, so the
+    parser may skip its dependency parse (``dependencies=False``).
+    """
+    pending: deque[tuple[int, str]] = deque()  # (line, original) read by the parser, not yet yielded
 
     def probes() -> Iterator[str]:
-        for text in texts:
+        for line, text in enumerate(texts, 1):
             clean = " ".join(text.split())
-            originals.append(clean)
+            pending.append((line, clean))
             yield _probe(clean)
 
-    parsed = parser.parse(probes(), batch_size=batch_size, sent_id_prefix="seg")
+    parsed = parser.parse(probes(), batch_size=batch_size, sent_id_prefix="seg", dependencies=False)
     for line, parts in itertools.groupby(parsed, key=lambda s: int(str(s.metadata["sent_id"]).split("-")[1])):
         group: Sequence[Sentence] = list(parts)
-        original = originals[line - 1]
+        while pending[0][0] < line:  # texts that gave no sentence (blank)
+            pending.popleft()
+        original = pending.popleft()[1]
         sentence = group[0] if len(group) == 1 else merge_sentences(list(group), {"text": _probe(original)})
         if len(group) > 1 or "text" not in sentence.metadata:
             sentence.metadata["text"] = _probe(original)

@@ -56,7 +56,9 @@ class TagMap:
         self.rows = tuple(rows)
         self.source = source
         self.tags = frozenset(row.tag for row in rows)
-        self._cached = functools.lru_cache(maxsize=200_000)(self._lookup)
+        # Keys include the word form, so on a long corpus the cache would take every word type;
+        # 16k entries (a few MB) keep the frequent ones, and a miss costs only a few microseconds.
+        self._cached = functools.lru_cache(maxsize=16_384)(self._lookup)
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_TAGSET_MAP) -> TagMap:

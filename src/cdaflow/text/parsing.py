@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,6 +25,7 @@ import conllu
 from conllu.models import Metadata, Token, TokenList
 
 from cdaflow.io.conllu import (
+    FIELDS,
     ConlluError,
     Sentence,
     is_empty_node,
@@ -74,8 +75,14 @@ class Parser(Protocol):
         batch_size: int = 64,
         sent_id_prefix: str = "s",
         line_numbers: Iterable[int] | None = None,
+        dependencies: bool = True,
     ) -> Iterator[Sentence]:
-        """Parse raw texts; ``line_numbers`` (default 1, 2, ...) go into the sent_ids."""
+        """Parse raw texts; ``line_numbers`` (default 1, 2, ...) go into the sent_ids.
+
+        ``dependencies=False``: the caller reads tokens, UPOS, features and lemmas only. A
+        backend that can skip its dependency parser then does (spaCy: one sentence per text,
+        HEAD and DEPREL ``_``, so the output is not a valid tree); others parse as usual.
+        """
         ...
 
     def reparse(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
@@ -179,6 +186,7 @@ class GoldParser:
         batch_size: int = 64,
         sent_id_prefix: str = "s",
         line_numbers: Iterable[int] | None = None,
+        dependencies: bool = True,
     ) -> Iterator[Sentence]:
         raise ParserUnavailable(
             "the gold backend has no parser; it passes treebank annotations through"
@@ -206,14 +214,32 @@ def _spacy_install_hint(lang: str) -> str:
 
 
 class SpacyParser:
-    """spaCy pipeline converted to UD CoNLL-U (contractions stay unsplit, see module doc)."""
+    """spaCy pipeline converted to UD CoNLL-U (contractions stay unsplit, see module doc).
+
+    Texts stream through ``nlp.pipe`` in batches, on ``processes`` worker processes when more
+    than one. The named-entity recognizer is never loaded (nothing here reads entities), and
+    ``parse(..., dependencies=False)`` skips the dependency parser as well.
+
+    Memory stays flat on long streams: spaCy interns every new word form (names, numbers, codes)
+    in its vocabulary for the life of the pipeline, so texts are parsed in zones of
+    ``zone_size`` texts inside ``nlp.memory_zone()``, which drops the strings and lexemes a zone
+    added; the lemmatizer's cache is emptied with them. The annotations do not change.
+    """
 
     name = "spacy"
+    # Components whose output no converter here reads.
+    UNUSED_COMPONENTS: tuple[str, ...] = ("ner",)
 
-    def __init__(self, lang: str, model: str | None = None) -> None:
+    def __init__(self, lang: str, model: str | None = None, *, processes: int = 1, zone_size: int = 10_000) -> None:
         import spacy
 
+        if processes < 1:
+            raise ValueError(f"processes must be at least 1, got {processes}")
+        if zone_size < 1:
+            raise ValueError(f"zone_size must be at least 1, got {zone_size}")
         self.lang = lang
+        self.processes = processes
+        self.zone_size = zone_size
         if model is None:
             if lang not in SPACY_MODELS:
                 raise ParserUnavailable(
@@ -222,11 +248,39 @@ class SpacyParser:
             model = SPACY_MODELS[lang]
         self.model = model
         try:
-            self._nlp = spacy.load(model)
+            self._nlp = spacy.load(model, exclude=list(self.UNUSED_COMPONENTS))
         except OSError as exc:
             raise ParserUnavailable(
                 f"spaCy model {model!r} is not installed: {_spacy_install_hint(lang)}"
             ) from exc
+        self.has_parser = "parser" in self._nlp.pipe_names
+
+    def _pipe(
+        self,
+        items: Iterator[tuple[str, Any]],
+        batch_size: int,
+        disable: list[str],
+        prepare: Callable[[str], Any] | None = None,
+    ) -> Iterator[tuple[Any, Any]]:
+        """``nlp.pipe`` over (text, context) pairs, zone by zone; `prepare` turns a text into a Doc.
+
+        A yielded doc is valid only until the next one is drawn (its zone may close); one
+        parser runs one stream at a time, as memory zones do not nest.
+        """
+        while zone := list(itertools.islice(items, self.zone_size)):
+            with self._nlp.memory_zone():
+                inputs = zone if prepare is None else [(prepare(text), context) for text, context in zone]
+                yield from self._nlp.pipe(
+                    inputs, as_tuples=True, batch_size=batch_size, n_process=self.processes, disable=disable
+                )
+            self._forget_cached_words()
+
+    def _forget_cached_words(self) -> None:
+        # The rule lemmatizer memoises every (word, POS, features) it saw in a plain dict.
+        for _, component in self._nlp.pipeline:
+            cache = getattr(component, "cache", None)
+            if isinstance(cache, dict):
+                cache.clear()
 
     def parse(
         self,
@@ -235,36 +289,48 @@ class SpacyParser:
         batch_size: int = 64,
         sent_id_prefix: str = "s",
         line_numbers: Iterable[int] | None = None,
+        dependencies: bool = True,
     ) -> Iterator[Sentence]:
         inputs = ((_normalize_space(text), n) for n, text in _numbered(texts, line_numbers))
-        for doc, n in self._nlp.pipe(inputs, as_tuples=True, batch_size=batch_size, n_process=1):
-            for k, span in enumerate(doc.sents, 1):
-                yield _spacy_span(span, {"sent_id": f"{sent_id_prefix}-{n}-{k}", "text": span.text})
+        with_tree = dependencies and self.has_parser
+        disable = [] if with_tree or not self.has_parser else ["parser"]
+        for doc, n in self._pipe(inputs, batch_size, disable):
+            spans = doc.sents if with_tree else ([doc[:]] if len(doc) else [])
+            for k, span in enumerate(spans, 1):
+                metadata = {"sent_id": f"{sent_id_prefix}-{n}-{k}", "text": span.text}
+                yield _spacy_span(span, metadata, with_tree)
 
     def reparse(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
-        def docs() -> Iterator[tuple[Any, Sentence]]:
-            for sentence in sentences:
-                doc = self._nlp.make_doc(_text_of(sentence))
-                # Preset boundaries (the parser respects them) keep one gold sentence whole.
-                for token in doc:
-                    token.is_sent_start = token.i == 0
-                yield doc, sentence
+        def one_sentence_doc(text: str) -> Any:
+            doc = self._nlp.make_doc(text)
+            # Preset boundaries (the parser respects them) keep one gold sentence whole.
+            for token in doc:
+                token.is_sent_start = token.i == 0
+            return doc
 
-        for doc, sentence in self._nlp.pipe(
-            docs(), as_tuples=True, batch_size=batch_size, n_process=1
-        ):
+        inputs = ((_text_of(sentence), sentence) for sentence in sentences)
+        for doc, sentence in self._pipe(inputs, batch_size, [], prepare=one_sentence_doc):
             metadata = _reparsed_metadata(sentence, doc.text)
             yield merge_sentences([_spacy_span(span, {}) for span in doc.sents], metadata)
 
 
-def _spacy_span(span: Any, metadata: dict[str, Any]) -> Sentence:
+def _spacy_span(span: Any, metadata: dict[str, Any], with_tree: bool = True) -> Sentence:
+    """One spaCy span as a UD sentence; without a tree, HEAD and DEPREL are ``_``."""
     start = span.start
     doc_len = len(span.doc)
     tokens: list[Token] = []
     for position, token in enumerate(span, 1):
-        is_root = token.head.i == token.i
+        index = token.i
+        if with_tree:
+            head_index = token.head.i
+            is_root = head_index == index
+            head = 0 if is_root else head_index - start + 1
+            # spaCy labels the root "ROOT"; UD wants "root".
+            deprel = "root" if is_root else (token.dep_ or "dep")
+        else:
+            head = deprel = None
         morph = token.morph.to_dict()
-        space_after_no = not token.whitespace_ and token.i + 1 < doc_len
+        space_after_no = not token.whitespace_ and index + 1 < doc_len
         tokens.append(
             Token(
                 id=position,
@@ -273,14 +339,14 @@ def _spacy_span(span: Any, metadata: dict[str, Any]) -> Sentence:
                 upos=token.pos_ or "X",
                 xpos=token.tag_ if token.tag_ and token.tag_ != token.pos_ else None,
                 feats=morph or None,
-                head=0 if is_root else token.head.i - start + 1,
-                # spaCy labels the root "ROOT"; UD wants "root".
-                deprel="root" if is_root else (token.dep_ or "dep"),
+                head=head,
+                deprel=deprel,
                 deps=None,
                 misc={"SpaceAfter": "No"} if space_after_no else None,
             )
         )
-    return new_sentence(tokens, metadata)
+    # The tokens already hold the ten fields in order: what new_sentence would copy them into.
+    return TokenList(tokens, Metadata(metadata), default_fields=list(FIELDS))
 
 
 # ---------------------------------------------------------------------------
@@ -381,7 +447,9 @@ class StanzaParser:
         batch_size: int = 64,
         sent_id_prefix: str = "s",
         line_numbers: Iterable[int] | None = None,
+        dependencies: bool = True,
     ) -> Iterator[Sentence]:
+        # dependencies=False parses anyway: the CoNLL-U converter expects Stanza's full trees.
         normalized = ((n, _normalize_space(t)) for n, t in _numbered(texts, line_numbers))
         numbered = ((n, t) for n, t in normalized if t)
         while batch := list(itertools.islice(numbered, batch_size)):
@@ -441,15 +509,24 @@ def _surface_text(sentence: Sentence) -> str:
 
 
 def get_parser(backend: str, lang: str, **options: Any) -> Parser:
-    """Build a backend: ``"gold"``, ``"spacy"`` (options: ``model``) or ``"stanza"``
-    (options: ``model_dir``, ``use_gpu``)."""
+    """Build a backend: ``"gold"``, ``"spacy"`` (options: ``model``, ``processes``) or ``"stanza"``
+    (options: ``model_dir``, ``use_gpu``).
+
+    ``processes`` (worker processes) is accepted by every backend so callers can pass it
+    through; only spaCy runs several, and asking another backend for more than one is an error.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown parser backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
+    if backend != "spacy":
+        processes = options.pop("processes", 1)
+        if processes != 1:
+            raise ValueError(f"the {backend} backend runs in one process (got processes={processes}); "
+                             "several worker processes need the spacy backend")
     if backend == "gold":
         return GoldParser(lang, **options)
     if backend == "spacy":
         return SpacyParser(lang, **options)
-    if backend == "stanza":
-        return StanzaParser(lang, **options)
-    raise ValueError(f"unknown parser backend {backend!r}; valid backends: {', '.join(BACKENDS)}")
+    return StanzaParser(lang, **options)
 
 
 def parse_text_file(
