@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
 from cdaflow.scale_notes import (
-    PAPER_ITEM_SOURCES,
-    PAPER_ITEMS,
     estimate_paper_scale,
     match_benchmark,
     measured_items,
+    paper_items,
     read_benchmark,
     read_benchmarks,
+    rule_benchmarks,
+    rule_scale_items,
+    rules_with_gpu,
     scale_by_rule,
 )
 
@@ -79,8 +82,10 @@ def test_read_benchmarks_names_rules_from_patterns_or_paths(tmp_path):
     ).set_index("rule")
     assert table.loc["morph_cda_train_mrf", "wildcards"] == "lang=es,param=lin"
     assert table.loc["morph_cda_train_mrf", "path"] == "results/benchmarks/morph_cda/train_mrf/es_lin.tsv"
-    # No pattern: the study's rule prefix + the folder name, the rest of the path as wildcards.
-    assert table.loc["sb_score_snli", ["study", "wildcards", "peak_rss_mb"]].tolist() == ["sentence_bias", "", 70.0]
+    # No pattern: <study>_<stage> from the folders, the rest of the path as wildcards.
+    assert table.loc["sentence_bias_score_snli", ["study", "wildcards", "peak_rss_mb"]].tolist() == [
+        "sentence_bias", "", 70.0,
+    ]  # fmt: skip
     assert table.loc["regender_tag", "wildcards"] == "shard1"
     assert table["modified"].str.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").all()
 
@@ -147,7 +152,11 @@ def test_scale_by_rule_and_estimate_hand_computed():
     )
     items = {"snli_pairs": 10}
     paper = {"snli_pairs": 1000, "wnc_pairs": 180_000}
-    per_rule = scale_by_rule(measured, items, paper, {"sb_train_infersent"}, gpu_speedup=4).set_index("rule")
+    # Declared items (the rules' scale_items); gap_subjective_detector falls back to its study's (gap_examples).
+    rule_items = {"sb_score_snli": "snli_pairs", "sb_train_infersent": "snli_pairs", "sb_vectors": "-"}
+    per_rule = scale_by_rule(
+        measured, items, paper, {"sb_train_infersent"}, rule_items=rule_items, gpu_speedup=4
+    ).set_index("rule")
     assert per_rule.loc["sb_score_snli", ["measured_cpu_s", "factor", "cpu_hours", "gpu_hours"]].tolist() == [
         36.0, 100.0, 1.0, 0.0,
     ]  # fmt: skip
@@ -158,7 +167,9 @@ def test_scale_by_rule_and_estimate_hand_computed():
     ]
     assert per_rule.loc["sb_vectors", ["items", "factor", "cpu_hours"]].tolist() == ["-", 1.0, 0.01]
     assert math.isnan(per_rule.loc["gap_subjective_detector", "factor"])
-    per_study = estimate_paper_scale(measured, items, paper, {"sb_train_infersent"}, gpu_speedup=4).set_index("study")
+    per_study = estimate_paper_scale(
+        measured, items, paper, {"sb_train_infersent"}, rule_items=rule_items, gpu_speedup=4
+    ).set_index("study")
     assert per_study.loc["sentence_bias", ["rules", "cpu_hours", "gpu_hours", "gpu_rules_cpu_hours"]].tolist() == [
         3, pytest.approx(1.01), 0.5, 2.0,
     ]  # fmt: skip
@@ -169,5 +180,30 @@ def test_scale_by_rule_and_estimate_hand_computed():
 
 
 def test_every_paper_item_count_has_a_source():
-    assert set(PAPER_ITEMS) == set(PAPER_ITEM_SOURCES)
-    assert PAPER_ITEMS["snli_pairs"] == 570_152 and PAPER_ITEMS["gap_examples"] == 4_454
+    counts, sources = paper_items()
+    assert set(counts) == set(sources) and all(sources.values())
+    assert counts["snli_pairs"] == 570_152 and counts["gap_examples"] == 4_454
+    assert counts["treebank_sentences"] == 54_459 and counts["morph_train_sentences"] == 46_999
+
+
+def test_rule_facts_from_the_workflow_rules():
+    """Benchmark patterns, GPU rules and declared items, read off Snakemake's rule objects."""
+
+    class Params(dict):
+        def __getattr__(self, name):
+            return self[name]
+
+    def rule(name, benchmark=None, resources=None, **params):
+        return SimpleNamespace(name=name, benchmark=benchmark, resources=resources, params=Params(params))
+
+    rules = [
+        rule("sentence_bias_train_infersent", "results/benchmarks/sentence_bias/train_infersent/{model}.tsv",
+             {"gpu": 0, "mem_mb": 1000}, scale_items="snli_pairs"),
+        rule("sentence_bias_snli", resources={"mem_mb": 1000}),
+        rule("cross_study_scale_notes", scale_items="-"),
+    ]  # fmt: skip
+    assert rule_benchmarks(rules) == {
+        "sentence_bias_train_infersent": "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
+    }
+    assert rules_with_gpu(rules) == ["sentence_bias_train_infersent"]  # asks for the resource, even at 0
+    assert rule_scale_items(rules) == {"sentence_bias_train_infersent": "snli_pairs", "cross_study_scale_notes": "-"}

@@ -20,7 +20,7 @@ difference (counterpart - original) with a seeded percentile-bootstrap confidenc
 (``scipy.stats.bootstrap``).
 
 Scores come from any batched scorer ``sentences -> object with f, m, abs arrays`` (eq. 1-3 of Dolci et
-al. 2023); :func:`infersent_scorer` builds the one rule ``sb_score_snli`` uses. The signed score
+al. 2023); :func:`infersent_scorer` builds the one rule ``sentence_bias_score_snli`` uses. The signed score
 ``net = f + m`` (``m`` is ≤ 0) says which way a sentence leans: > 0 female, < 0 male.
 """
 

@@ -10,17 +10,18 @@ when given (:func:`match_benchmark`), else from the path (``<study>/<rule>/<wild
 
 **Extrapolated.** :func:`estimate_paper_scale` scales each rule's measured cost linearly by
 ``items at paper scale / items measured``, where an item is what the rule's work grows with
-(sentences, pairs, examples; :data:`RULE_ITEMS`). Costs are CPU seconds (``cpu_time``, else wall
-seconds): on a shared machine wall time also counts waiting for the other jobs' cores. Every run
+(sentences, pairs, examples): the rule's ``scale_items`` param, declared beside the rule
+(:func:`rule_scale_items`). Costs are CPU seconds (``cpu_time``, else wall seconds): on a shared
+machine wall time also counts waiting for the other jobs' cores. Every run
 measured so far was CPU-only, so **GPU hours are an assumption, not a measurement**: the CPU cost of
 the rules that ask for a GPU (``gpu`` resource) divided by ``gpu_speedup`` (default
 :data:`DEFAULT_GPU_SPEEDUP`); the same rules' CPU-only cost is reported beside it. Linear scaling
 ignores fixed start-up costs (model loading: overestimated) and super-linear steps (more training
 epochs, longer sentences at paper scale: underestimated); it is an order of magnitude, not a quote.
 
-Paper-scale item counts (:data:`PAPER_ITEMS`, with their sources in :data:`PAPER_ITEM_SOURCES`)
-and the run's own counts (:func:`measured_items`, read from its outputs) share the keys of
-:data:`RULE_ITEMS`.
+Paper-scale item counts (:func:`paper_items`, data in ``resources/cross_study/paper.yaml`` with
+their sources) and the run's own counts (:func:`measured_items`, read from its outputs) share the
+item keys.
 """
 
 from __future__ import annotations
@@ -28,24 +29,29 @@ from __future__ import annotations
 import csv
 import logging
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+
+from cdaflow import paper
 
 __all__ = [
     "BENCHMARK_COLUMNS",
     "DEFAULT_GPU_SPEEDUP",
-    "PAPER_ITEMS",
-    "PAPER_ITEM_SOURCES",
-    "RULE_ITEMS",
-    "STUDY_RULE_PREFIX",
+    "STUDY_ITEMS",
     "estimate_paper_scale",
     "match_benchmark",
     "measured_items",
+    "paper_items",
     "read_benchmark",
     "read_benchmarks",
+    "rule_benchmarks",
+    "rule_name",
+    "rule_scale_items",
+    "rules_with_gpu",
     "scale_by_rule",
 ]
 
@@ -58,43 +64,9 @@ BENCHMARK_COLUMNS: tuple[str, ...] = (
 # inference, stanza parsing); a round figure for a single modern GPU against one core, not measured.
 DEFAULT_GPU_SPEEDUP = 20.0
 
-# What each rule's work grows with: a key of PAPER_ITEMS / measured_items(). Rules not listed use
-# their study's key; "-" marks rules whose cost does not grow with the data (reported unscaled).
-RULE_ITEMS: dict[str, str] = {
-    "treebank_split": "treebank_sentences",
-    "corpus_shard": "corpus_sentences",
-    "morph_cda_reinflection": "morph_train_sentences",
-    "morph_cda_train_mrf": "morph_train_sentences",
-    "morph_cda_evaluate": "morph_train_sentences",
-    "morph_cda_augment": "corpus_sentences",
-    "morph_cda_lm": "corpus_sentences",
-    "regender_tag": "regender_candidates",
-    "regender_train": "regender_train_pairs",
-    "sb_vectors": "-",
-    "sb_train_infersent": "snli_pairs",
-    "sb_score_snli": "snli_pairs",
-    "sb_evaluate_model": "-",
-    "sb_transformer": "-",
-    "gs_detector": "wnc_pairs",
-    "gs_transfer_train": "wnc_pairs",
-    "gs_transfer": "gap_examples",
-    "gs_features": "gap_examples",
-    "gs_benchmark": "gap_examples",
-    "cs_cda_regender": "-",
-    "cs_bias_swap": "snli_pairs",
-    "cs_gap_subjective_bias": "gap_examples",
-    "cs_scale_notes": "-",
-}
-# The workflow names a study's rules with its prefix (rule sb_score_snli benchmarks to
-# sentence_bias/score_snli.tsv): how a file no pattern matches gets its rule's full name.
-STUDY_RULE_PREFIX: dict[str, str] = {
-    "common": "",
-    "morph_cda": "morph_cda_",
-    "regender": "regender_",
-    "sentence_bias": "sb_",
-    "gap_subjective": "gs_",
-    "cross_study": "cs_",
-}
+# A rule's work grows with the item its `scale_items` param names (a key of paper_items() /
+# measured_items(); "-": its cost does not grow with the data, reported unscaled). Rules that name
+# none use their study's.
 STUDY_ITEMS: dict[str, str] = {
     "common": "corpus_sentences",
     "morph_cda": "morph_train_sentences",
@@ -104,34 +76,31 @@ STUDY_ITEMS: dict[str, str] = {
     "cross_study": "-",
 }
 
-# UD 2.2 sentence counts (treebank statistics pages / the files' sentence counts).
-_UD_2_2 = {
-    "es_gsd": {"train": 14_187, "dev": 1_400, "test": 426},
-    "es_ancora": {"test": 1_721},
-    "fr_gsd": {"train": 14_450, "dev": 1_476, "test": 416},
-    "it_isdt": {"train": 13_121, "dev": 564, "test": 482},
-    "he_htb": {"train": 5_241, "dev": 484, "test": 491},
-}
-PAPER_ITEMS: dict[str, float] = {
-    "treebank_sentences": sum(n for splits in _UD_2_2.values() for n in splits.values()),
-    "corpus_sentences": 4 * 1_000_000,
-    "morph_train_sentences": sum(_UD_2_2[tb]["train"] for tb in ("es_gsd", "fr_gsd", "it_isdt", "he_htb")),
-    "regender_candidates": 22_458_968,
-    "regender_train_pairs": 2_193_657,
-    "snli_pairs": 570_152,
-    "wnc_pairs": 180_000,
-    "gap_examples": 4_454,
-}
-PAPER_ITEM_SOURCES: dict[str, str] = {
-    "treebank_sentences": "UD 2.2 splits of config/paper.yaml: es GSD, es AnCora test, fr GSD, it ISDT, he HTB",
-    "corpus_sentences": "Zmigrod et al. 2019 §5.2: 1M Wikipedia sentences (Leipzig 1M files) x 4 languages",
-    "morph_train_sentences": "UD 2.2 train splits of es GSD, fr GSD, it ISDT, he HTB (the MRFs' training data)",
-    "regender_candidates": "Jain et al. 2021 §4: 22,458,968 OpenSubtitles candidate segments (<= 10 words) tagged",
-    "regender_train_pairs": "Jain et al. 2021 Table 1: 2,193,657 gender-parallel training segments",
-    "snli_pairs": "Bowman et al. 2015: SNLI 1.0, 570,152 pairs (train + dev + test)",
-    "wnc_pairs": "Pant & Dadu 2022 §3.1 / Pryzant et al. 2020: WNC, 180k aligned pairs",
-    "gap_examples": "Webster et al. 2018: GAP, 4,454 contexts (rows) = 8,908 pronoun-name pairs",
-}
+
+def paper_items(resources: str | Path | None = None) -> tuple[dict[str, float], dict[str, str]]:
+    """(count, source) of every item kind at paper scale, from ``resources/cross_study/paper.yaml``."""
+    values = paper.load("cross_study", resources)
+    return {k: float(v["value"]) for k, v in values.items()}, {k: v["source"] for k, v in values.items()}
+
+
+def rule_name(study: str, stage: str) -> str:
+    """A rule's name from its study and stage: ``<study>_<stage>`` (shared rules: ``<stage>``)."""
+    return stage if study == "common" else f"{study}_{stage}"
+
+
+def rule_benchmarks(rules: Iterable[Any]) -> dict[str, str]:
+    """Rule name -> its ``benchmark:`` pattern, for naming the benchmark files (Snakemake's ``workflow.rules``)."""
+    return {rule.name: str(rule.benchmark) for rule in rules if rule.benchmark is not None}
+
+
+def rules_with_gpu(rules: Iterable[Any]) -> list[str]:
+    """The rules that ask for a GPU (a ``gpu`` resource): where the paper-scale run would use one."""
+    return sorted(rule.name for rule in rules if rule.resources is not None and "gpu" in rule.resources)
+
+
+def rule_scale_items(rules: Iterable[Any]) -> dict[str, str]:
+    """Rule name -> the item its work grows with (its ``scale_items`` param)."""
+    return {rule.name: rule.params.scale_items for rule in rules if "scale_items" in rule.params.keys()}
 
 
 def read_benchmark(path: str | Path) -> dict[str, float]:
@@ -196,8 +165,8 @@ def read_benchmarks(
 
     `patterns` maps a rule name to its ``benchmark:`` pattern relative to `project` (e.g.
     ``results/benchmarks/common/treebank_split/{treebank}/{split}.tsv``); a file no pattern matches
-    is named from its path, ``<study>/<rule>/<wildcards>.tsv``, with the study's rule prefix
-    (:data:`STUDY_RULE_PREFIX`: ``sentence_bias/score_snli.tsv`` is rule ``sb_score_snli``).
+    is named from its path, ``<study>/<stage>/<wildcards>.tsv`` (:func:`rule_name`:
+    ``sentence_bias/score_snli.tsv`` is rule ``sentence_bias_score_snli``).
     """
     root, project = Path(root), Path(project)
     rows = []
@@ -213,7 +182,7 @@ def read_benchmarks(
         elif len(parts) == 1:
             rule, wildcards = parts[0], ""
         else:
-            rule, wildcards = STUDY_RULE_PREFIX.get(parts[0], "") + parts[1], "/".join(parts[2:])
+            rule, wildcards = rule_name(parts[0], parts[1]), "/".join(parts[2:])
         rows.append(
             {
                 "study": parts[0] if len(parts) > 1 else "",
@@ -234,7 +203,7 @@ def _count_lines(path: Path) -> int:
 
 
 def measured_items(results: str | Path) -> dict[str, float]:
-    """Item counts of the run whose outputs are under `results`, for the keys of :data:`PAPER_ITEMS`.
+    """Item counts of the run whose outputs are under `results`, for the keys of :func:`paper_items`.
 
     Read from: ``common/parsing_summary.tsv`` (treebank and corpus sentences),
     ``morph_cda/*/data/summary.tsv`` (train sentences), ``regender/es/candidates/counts.tsv``
@@ -275,22 +244,24 @@ def measured_items(results: str | Path) -> dict[str, float]:
     return items
 
 
-def _item_key(rule: str, study: str) -> str:
-    return RULE_ITEMS.get(rule, STUDY_ITEMS.get(study, "-"))
+def _item_key(rule: str, study: str, rule_items: Mapping[str, str]) -> str:
+    return rule_items.get(rule, STUDY_ITEMS.get(study, "-"))
 
 
 def scale_by_rule(
     measured: pd.DataFrame,
     items_measured: Mapping[str, float],
-    items_paper: Mapping[str, float] = PAPER_ITEMS,
+    items_paper: Mapping[str, float],
     gpu_rules: Collection[str] = (),
     *,
+    rule_items: Mapping[str, str] | None = None,
     gpu_speedup: float = DEFAULT_GPU_SPEEDUP,
 ) -> pd.DataFrame:
     """Paper-scale CPU and GPU hours of each rule, extrapolated linearly from its measured cost.
 
     `measured` is :func:`read_benchmarks`' table; `items_measured` / `items_paper` map an item key
-    (:data:`RULE_ITEMS`) to its count in the measured run / at paper scale; `gpu_rules` are the
+    to its count in the measured run / at paper scale; `rule_items` maps a rule to its item key (the
+    rules' ``scale_items`` params; else :data:`STUDY_ITEMS`); `gpu_rules` are the
     rules that get a GPU at paper scale. A rule's cost is ``cpu_s`` (``wall_s`` where missing) summed
     over its files, times ``factor = items_paper / items_measured`` (1 for key ``-``; NaN when a count
     is missing). A GPU rule's cost goes to ``gpu_hours`` divided by `gpu_speedup` (an assumption, see
@@ -302,7 +273,7 @@ def scale_by_rule(
     grouped = measured.assign(cost=cost).groupby(["study", "rule"], sort=True)["cost"].sum().reset_index()
     rows = []
     for row in grouped.itertuples(index=False):
-        key = _item_key(row.rule, row.study)
+        key = _item_key(row.rule, row.study, rule_items or {})
         if key == "-":
             have, paper, factor = float("nan"), float("nan"), 1.0
         else:
@@ -333,9 +304,10 @@ def scale_by_rule(
 def estimate_paper_scale(
     measured: pd.DataFrame,
     items_measured: Mapping[str, float],
-    items_paper: Mapping[str, float] = PAPER_ITEMS,
+    items_paper: Mapping[str, float],
     gpu_rules: Collection[str] = (),
     *,
+    rule_items: Mapping[str, str] | None = None,
     gpu_speedup: float = DEFAULT_GPU_SPEEDUP,
 ) -> pd.DataFrame:
     """Per study: paper-scale CPU hours, GPU hours (assumed speed-up) and the GPU rules' CPU-only hours.
@@ -343,7 +315,9 @@ def estimate_paper_scale(
     The sums of :func:`scale_by_rule` (same arguments). Rules whose item count is missing cannot be
     scaled: they are left out of the sums and named in ``unscaled_rules``.
     """
-    per_rule = scale_by_rule(measured, items_measured, items_paper, gpu_rules, gpu_speedup=gpu_speedup)
+    per_rule = scale_by_rule(
+        measured, items_measured, items_paper, gpu_rules, rule_items=rule_items, gpu_speedup=gpu_speedup
+    )
     rows = []
     for study, group in per_rule.groupby("study", sort=True):
         scaled = group[group["factor"].notna()]

@@ -14,6 +14,7 @@ from cdaflow.sentence_bias.corpora import (
     AugmentCounts,
     Pair,
     augment,
+    derived_corpora,
     pair_scores,
     resplit,
     score_histogram,
@@ -147,3 +148,22 @@ def test_augment_real_snli(shared_data: Path, swapper) -> None:
     assert len(subtract(pairs, scores, limits[90])) == len(pairs) - counts.n_above
     split = resplit(corpus, dev_size=100, test_size=100, seed=1)
     assert len(split.train) == len(corpus) - 200
+
+
+def test_derived_corpora_sub_then_aug_per_percentile(swapper) -> None:
+    scores = np.array(SCORES)
+    made = list(derived_corpora(CORPUS, scores, (90, 50), swapper, dev_size=1, test_size=1, seed=3))
+    assert [name for name, _, _ in made] == ["sub90", "aug90", "sub50", "aug50"]
+    cut = thresholds(scores, (90, 50))
+    for name, split, row in made:
+        percentile = int(name[3:])
+        assert row["corpus"] == name and row["percentile"] == percentile and row["threshold"] == cut[percentile]
+        assert (row["train"], row["dev"], row["test"]) == (len(split.train), len(split.dev), len(split.test))
+        assert row["pairs"] == row["train"] + row["dev"] + row["test"]
+    sub50, aug50 = made[2][2], made[3][2]
+    assert sub50["pairs"] == len(subtract(CORPUS, scores, cut[50]))  # the pairs at or below the median
+    # Augmentation duplicates the pairs above the median that have a gender word to swap.
+    assert aug50["pairs"] == len(CORPUS) + aug50["duplicated"] and aug50["duplicated"] >= 1
+    assert "duplicated" not in sub50 and aug50["above_threshold_without_gender_words"] == 1
+    again = list(derived_corpora(CORPUS, scores, (90, 50), swapper, dev_size=1, test_size=1, seed=3))
+    assert [split for _, split, _ in again] == [split for _, split, _ in made]  # seeded re-split

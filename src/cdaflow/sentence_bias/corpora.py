@@ -6,6 +6,7 @@
 * :func:`subtract`: drop the pairs scoring above a threshold. :func:`augment`: duplicate them once, gender-swapped
   in both sentences, unless neither sentence has a gender word (§4.2.2).
 * :func:`resplit`: shuffle and split into train / dev / test with 10k dev and 10k test pairs in the paper.
+* :func:`derived_corpora`: SubNN and AugNN for every percentile, re-split, with their sizes (Table 5).
 * :func:`score_histogram`: Fig. 5 (the score distribution with the percentile thresholds as red lines).
 
 Pairs are any objects with ``premise``, ``hypothesis`` and ``label`` attributes; :class:`Pair` is the one defined
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -32,6 +33,7 @@ __all__ = [
     "Pair",
     "Split",
     "augment",
+    "derived_corpora",
     "pair_scores",
     "resplit",
     "score_histogram",
@@ -216,6 +218,32 @@ def resplit(pairs: Sequence[P], dev_size: int = 10_000, test_size: int = 10_000,
     test = [pairs[i] for i in order[dev_size : dev_size + test_size]]
     train = [pairs[i] for i in order[dev_size + test_size :]]
     return Split(train=train, dev=dev, test=test)
+
+
+def derived_corpora(
+    pairs: Sequence[P],
+    scores: Any,
+    percentiles: Sequence[float],
+    swapper: _SwapperLike,
+    *,
+    dev_size: int,
+    test_size: int,
+    seed: int,
+) -> Iterator[tuple[str, Split, dict[str, Any]]]:
+    """(name, re-split corpus, its row of sizes) of SubNN then AugNN for each percentile NN, in order.
+
+    A row holds the corpus, percentile, threshold and pair counts; AugNN's also how many pairs were
+    duplicated and how many above the threshold had no gender word to swap.
+    """
+    for percentile, threshold in thresholds(scores, percentiles).items():
+        tag = int(percentile) if float(percentile).is_integer() else percentile
+        kept = subtract(pairs, scores, threshold)
+        augmented, counts = augment(pairs, scores, threshold, swapper)
+        extra_aug = {"duplicated": counts.n_duplicated, "above_threshold_without_gender_words": counts.n_no_gender}
+        for name, corpus, extra in ((f"sub{tag}", kept, {}), (f"aug{tag}", augmented, extra_aug)):
+            split = resplit(corpus, dev_size, test_size, seed=seed)
+            row = {"corpus": name, "percentile": percentile, "threshold": threshold, "pairs": len(corpus)}
+            yield name, split, row | {"train": len(split.train), "dev": len(split.dev), "test": len(split.test)} | extra
 
 
 def score_histogram(

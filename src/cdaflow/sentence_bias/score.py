@@ -39,6 +39,7 @@ __all__ = [
     "bias_score_arrays",
     "bias_scores",
     "encoder_bias_scorer",
+    "encoder_sentence_score",
     "combine_scores",
     "score_rows",
     "word_bias",
@@ -279,6 +280,16 @@ class SentenceScores:
     f: np.ndarray
     m: np.ndarray
     abs: np.ndarray
+
+
+def encoder_sentence_score(
+    encoder, sentence: str, vectors: WordVectors, direction: Direction, gender_words: Container[str]
+) -> BiasScore:
+    """The bias score of one sentence under an InferSent-style encoder, with its word rows (Table 2)."""
+    _, argmax, tokens = encoder.encode_with_argmax([sentence])
+    importance = word_importance(torch.from_numpy(argmax), [len(tokens[0])])
+    (scored,) = bias_scores(tokens, importance, vectors, direction, gender_words)
+    return scored
 
 
 def encoder_bias_scorer(

@@ -31,17 +31,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from cdaflow.sentence_bias.direction import Direction, pca_direction
+from cdaflow.sentence_bias.direction import Direction, cosine, pca_direction
 from cdaflow.sentence_bias.score import ScoreArrays, combine_scores, word_importance
 from cdaflow.sentence_bias.swap import Swapper
 
 __all__ = [
+    "FIG7_SENTENCE",
     "PAPER_TABLE13",
     "TokenOutputs",
     "TransformerEncoder",
     "contextual_bias_scores",
     "sentence_direction",
     "sentence_pairs",
+    "split_half_cosine",
 ]
 
 # The sentences of the paper's Table 13 (set, sentence).
@@ -54,6 +56,8 @@ PAPER_TABLE13: tuple[tuple[int, str], ...] = (
     (2, "Everyone likes wearing pink dresses and playing football"),
     (2, "Everyone likes playing football and wearing pink dresses"),
 )
+# The sentence whose token importance Fig. 7 plots.
+FIG7_SENTENCE = "A man is playing the saxophone"
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,20 @@ class TransformerEncoder:
         except ImportError as exc:
             raise ImportError(f"the model package {package!r} is not installed: {exc}") from exc
         return cls.load(module.get_model_path(), device=device, max_length=max_length)
+
+    @classmethod
+    def from_spec(
+        cls, spec: dict[str, Any], local: str | os.PathLike[str] | None = None, *,
+        device: str | None = None, max_length: int | None = None,
+    ) -> TransformerEncoder:
+        """The encoder a `model_ref` names: ``{package: ...}``, ``{hub: ...}``, else the local folder `local`."""
+        if "package" in spec:
+            return cls.from_package(spec["package"], device=device, max_length=max_length)
+        if "hub" in spec:
+            return cls.load(spec["hub"], device=device, max_length=max_length)
+        if local is None:
+            raise ValueError(f"model {spec}: a local model needs its folder")
+        return cls.load(local, device=device, max_length=max_length)
 
     @property
     def device(self) -> torch.device:
@@ -212,6 +230,15 @@ def sentence_direction(
     male = encoder.encode([m for _, m in pairs], batch_size)
     g, ratios = pca_direction(female, male, normalize=normalize)
     return Direction(vector=g, explained_variance_ratio=ratios, pairs_used=tuple(pairs), pairs_missing=())
+
+
+def split_half_cosine(encoder: TransformerEncoder, pairs: Sequence[tuple[str, str]], *, seed: int) -> float:
+    """|cos| of the directions from two disjoint halves of `pairs` (shuffled with ``Random(seed)``):
+    the paper's stability check (directions from different sentence pairs agree, > 99 %)."""
+    shuffled = random.Random(seed).sample(list(pairs), len(pairs))
+    halves = [shuffled[: len(pairs) // 2], shuffled[len(pairs) // 2 :]]
+    embedded = [(encoder.encode([f for f, _ in h]), encoder.encode([m for _, m in h])) for h in halves]
+    return abs(float(cosine(pca_direction(*embedded[0])[0], pca_direction(*embedded[1])[0])))
 
 
 def contextual_bias_scores(

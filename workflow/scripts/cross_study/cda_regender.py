@@ -1,4 +1,4 @@
-"""Study A's CDA on Study B's test sets, next to B's systems (rule cs_cda_regender).
+"""Study A's CDA on Study B's test sets, next to B's systems (rule cross_study_cda_regender).
 
 Jain et al. (2021, §6) found their re-implementation of Zmigrod et al. (2019) converted ~1% of the
 segments correctly, ~9% with character adjectives added; this repeats it with our implementations.

@@ -1,4 +1,4 @@
-"""GloVe vectors for Study D, memory-mapped (rule sb_vectors)."""
+"""GloVe vectors for Study D, memory-mapped (rule sentence_bias_vectors)."""
 
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.embeddings import open_vectors, prepare_vectors

@@ -1,4 +1,4 @@
-"""Study D's bias score of GAP sentences vs their GAP-Subjective counterparts (rule cs_gap_subjective_bias)."""
+"""Study D's bias score of GAP sentences vs their GAP-Subjective counterparts (rule cross_study_gap_subjective_bias)."""
 
 from pathlib import Path
 

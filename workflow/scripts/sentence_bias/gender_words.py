@@ -1,15 +1,11 @@
-"""The gender word list L (rule sb_gender_words)."""
+"""The gender word list L (rule sentence_bias_gender_words)."""
 
 from pathlib import Path
 
-import pandas as pd
-
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
+from cdaflow.sentence_bias.reports import gender_words_table
 from cdaflow.sentence_bias.wordlist import build_gender_word_list
-
-# Dolci et al. (2023) §3.3: 6,562 words from 409 + 388 common nouns and 5,765 given names.
-PAPER = {"debiaswe_nouns": 409, "gn_glove_nouns": 388, "names": 5765, "total": 6562}
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
@@ -30,8 +26,5 @@ with rule_context(snakemake) as log:  # noqa: F821
     )
     words.save(smk.output.words)
     counts = words.counts()
-    table = pd.DataFrame(
-        [{"scale": p.scale, "part": part, "count": n, "paper": PAPER.get(part)} for part, n in counts.items()]
-    )
-    write_tsv_atomic(table, Path(smk.output.counts))
+    write_tsv_atomic(gender_words_table(counts, p.scale), Path(smk.output.counts))
     log.info("L: %s", counts)

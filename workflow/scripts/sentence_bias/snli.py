@@ -1,4 +1,4 @@
-"""The NLI corpus in SNLI's own layout, from SNLI jsonl or SentEval's s1/s2/labels (rule sb_snli)."""
+"""The NLI corpus in SNLI's own layout, from SNLI jsonl or SentEval's s1/s2/labels (rule sentence_bias_snli)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Scale notes: measured cost of every rule and paper-scale CPU/GPU hours per study (rule cs_scale_notes)."""
+"""Scale notes: measured cost of every rule and paper-scale CPU/GPU hours per study (rule cross_study_scale_notes)."""
 
 from pathlib import Path
 
@@ -6,10 +6,9 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 from cdaflow.scale_notes import (
     DEFAULT_GPU_SPEEDUP,
-    PAPER_ITEM_SOURCES,
-    PAPER_ITEMS,
     estimate_paper_scale,
     measured_items,
+    paper_items,
     read_benchmarks,
     scale_by_rule,
 )
@@ -21,9 +20,12 @@ with rule_context(snakemake) as log:  # noqa: F821
     measured = read_benchmarks(p.benchmarks, p.patterns)
     items = measured_items(p.results)
     log.info("%d benchmark files; item counts of this run: %s", len(measured), items)
-    per_rule = scale_by_rule(measured, items, PAPER_ITEMS, p.gpu_rules, gpu_speedup=speedup)
-    per_rule["items_source"] = per_rule["items"].map(PAPER_ITEM_SOURCES).fillna("")
-    per_study = estimate_paper_scale(measured, items, PAPER_ITEMS, p.gpu_rules, gpu_speedup=speedup)
+    at_paper, sources = paper_items()
+    per_rule = scale_by_rule(measured, items, at_paper, p.gpu_rules, rule_items=p.rule_items, gpu_speedup=speedup)
+    per_rule["items_source"] = per_rule["items"].map(sources).fillna("")
+    per_study = estimate_paper_scale(
+        measured, items, at_paper, p.gpu_rules, rule_items=p.rule_items, gpu_speedup=speedup
+    )
     for table in (measured, per_rule, per_study):
         table.insert(0, "scale", p.scale)
     write_tsv_atomic(measured, Path(smk.output.measured))

@@ -1,4 +1,4 @@
-"""Study D's bias score of SNLI sentences before and after D's gender swap (rule cs_bias_swap)."""
+"""Study D's bias score of SNLI sentences before and after D's gender swap (rule cross_study_bias_swap)."""
 
 from pathlib import Path
 
@@ -23,7 +23,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
     encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
     score = encoder_bias_scorer(encoder, vectors, np.load(smk.input.direction), GenderWordList.load(smk.input.words))
-    # The swapper of rule sb_corpora: Appendix A's word pairs and the top SSA names.
+    # The swapper of rule sentence_bias_corpora: Appendix A's word pairs and the top SSA names.
     ssa = input_path(smk.input.names, p.ssa_member)
     female, male = read_ssa_names(ssa, n=p.names) if ssa else ([], [])
     swapper = Swapper.from_tsv(female_names_by_rank=female, male_names_by_rank=male, n_names=p.names)

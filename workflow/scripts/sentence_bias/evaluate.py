@@ -1,4 +1,4 @@
-"""SEAT and SentEval for one trained encoder (rule sb_evaluate_model)."""
+"""SEAT and SentEval for one trained encoder (rule sentence_bias_evaluate)."""
 
 import json
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""SentEval's data folder assembled from separately acquired parts (rule sb_senteval_data)."""
+"""SentEval's data folder assembled from separately acquired parts (rule sentence_bias_senteval_data)."""
 
 import os
 from pathlib import Path

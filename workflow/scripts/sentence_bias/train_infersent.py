@@ -1,4 +1,4 @@
-"""Train one InferSent on one NLI corpus (rule sb_train_infersent)."""
+"""Train one InferSent on one NLI corpus (rule sentence_bias_train_infersent)."""
 
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from cdaflow.sentence_bias.nli import NLINet, evaluate, read_snli, train_nli
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     torch.set_num_threads(smk.threads)
-    model_name = smk.wildcards.model
+    model_name, seed = smk.wildcards.model, smk.params.seed
     vectors = open_vectors(smk.input.vectors)
     if model_name == "hard_debias":
         debiaswe = input_path(smk.input.debiaswe, smk.params.debiaswe_member)
@@ -22,33 +22,16 @@ with rule_context(snakemake) as log:  # noqa: F821
         log.info("hard-debiased the word vectors (neutralise + equalise)")
     folder = Path(smk.input.corpus)
     train, dev, test = (read_snli(folder / f"snli_1.0_{split}.jsonl") for split in ("train", "dev", "test"))
-    log.info(
-        "%s: %d train, %d dev, %d test pairs from %s", model_name, len(train), len(dev), len(test), folder
-    )
+    log.info("%s: %d train, %d dev, %d test pairs from %s", model_name, len(train), len(dev), len(test), folder)
     device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
     encoder_settings, training = smk.params.encoder, smk.params.training
     infersent = InferSent.build(
-        vectors,
-        encoder_settings["hidden"],
-        zero_pad_in_max=encoder_settings["zero_pad_in_max"],
-        seed=smk.params.seed,
-        device=device,
-    )
-    net = NLINet(infersent, fc_dim=training["fc_dim"], seed=smk.params.seed)
-    history = train_nli(
-        net,
-        train,
-        dev,
-        lr=training["lr"],
-        batch_size=training["batch_size"],
-        decay=training["decay"],
-        shrink=training["shrink"],
-        min_lr=training["min_lr"],
-        max_epochs=training["max_epochs"],
-        seed=smk.params.seed,
-        device=device,
-        log=log,
-    )
+        vectors, encoder_settings["hidden"], zero_pad_in_max=encoder_settings["zero_pad_in_max"],
+        seed=seed, device=device,
+    )  # fmt: skip
+    net = NLINet(infersent, fc_dim=training["fc_dim"], seed=seed)
+    schedule = {key: training[key] for key in ("lr", "batch_size", "decay", "shrink", "min_lr", "max_epochs")}
+    history = train_nli(net, train, dev, **schedule, seed=seed, device=device, log=log)
     dev_accuracy, test_accuracy = evaluate(net, dev), evaluate(net, test)
     log.info("dev accuracy %.4f, test accuracy %.4f", dev_accuracy, test_accuracy)
     infersent.save(
@@ -61,6 +44,6 @@ with rule_context(snakemake) as log:  # noqa: F821
             "test_accuracy": test_accuracy,
             "history": history.to_dict(),
             "training": training,
-            "seed": smk.params.seed,
+            "seed": seed,
         },
     )
