@@ -19,6 +19,7 @@ from cdaflow.cross_study import (
     cda_counterfactuals,
     cda_on_regender_testset,
     gap_subjective_bias,
+    infersent_scorer,
     paired_difference,
     parse_segments,
     regender_comparison,
@@ -337,3 +338,34 @@ def test_bias_summary_hand_computed():
     assert summary.loc["net", "mean_difference"] == pytest.approx(0.05)  # (0.3 - 0.2) / 2
     assert summary.loc["abs", "mean_difference"] == pytest.approx(0.0)
     assert summary.loc["abs", "n"] == 2 and summary.loc["abs", "comparison"] == "toy"
+
+
+def test_infersent_scorer_reads_study_d_files_and_scores_as_its_parts(tmp_path):
+    from cdaflow.sentence_bias.embeddings import open_vectors, prepare_vectors
+    from cdaflow.sentence_bias.infersent import InferSent
+    from cdaflow.sentence_bias.score import encoder_bias_scorer
+    from cdaflow.sentence_bias.wordlist import GenderWordList
+
+    rng = np.random.default_rng(0)
+    vocab = ["she", "he", "woman", "man", "nurse", "engineer", "is", "a", "the", "<s>", "</s>"]
+    glove = tmp_path / "glove.txt"
+    glove.write_text("".join(f"{w} {' '.join(f'{x:.4f}' for x in rng.normal(size=4))}\n" for w in vocab))
+    prepare_vectors({"path": str(glove)}, glove, tmp_path / "vectors")
+    vectors = open_vectors(tmp_path / "vectors")
+    InferSent.build(vectors, 6, seed=0).save(tmp_path / "model")
+    np.save(tmp_path / "direction.npy", np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32))
+    GenderWordList(frozenset({"she", "he", "woman", "man"})).save(tmp_path / "words.txt")
+
+    score = infersent_scorer(
+        tmp_path / "vectors", tmp_path / "model", tmp_path / "direction.npy", tmp_path / "words.txt", pretrained=False
+    )
+    sentences = ["she is a nurse", "the man is an engineer", "he is a nurse"]
+    ours = score(sentences)
+    direct = encoder_bias_scorer(
+        InferSent.load(tmp_path / "model", vectors), vectors, np.array([1.0, 0, 0, 0]), {"she", "he", "woman", "man"}
+    )(sentences)
+    for name in ("f", "m", "abs"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(direct, name), rtol=1e-6)
+    assert ours.abs.shape == (3,) and (ours.f >= 0).all() and (ours.m <= 0).all() and ours.abs.max() > 0
+    with pytest.raises(FileNotFoundError, match="vectors folder"):
+        infersent_scorer(tmp_path, tmp_path / "model", tmp_path / "direction.npy", tmp_path / "words.txt", pretrained=False)

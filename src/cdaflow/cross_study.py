@@ -20,7 +20,8 @@ difference (counterpart - original) with a seeded percentile-bootstrap confidenc
 (``scipy.stats.bootstrap``).
 
 Scores come from any batched scorer ``sentences -> object with f, m, abs arrays`` (eq. 1-3 of Dolci et
-al. 2023); :func:`infersent_scorer` builds the one rule ``sentence_bias_score_snli`` uses. The signed score
+al. 2023); :func:`infersent_scorer` builds the one rule ``sentence_bias_score_snli`` uses from the same
+files. The signed score
 ``net = f + m`` (``m`` is ≤ 0) says which way a sentence leans: > 0 female, < 0 male.
 """
 
@@ -57,6 +58,7 @@ __all__ = [
     "cda_counterfactuals",
     "cda_on_regender_testset",
     "gap_subjective_bias",
+    "infersent_scorer",
     "parse_segments",
     "paired_difference",
     "regender_comparison",
@@ -379,6 +381,23 @@ class ScoresLike(Protocol):
 
 
 Scorer = Callable[[Sequence[str]], ScoresLike]
+
+
+def infersent_scorer(
+    vectors: str | Path, encoder: str | Path, direction: str | Path, words: str | Path, *,
+    pretrained: bool, device: str = "cpu",
+) -> Scorer:
+    """Study D's batched bias score from its files: the vectors folder, the InferSent encoder (a
+    trained model folder, or the pretrained weights with ``pretrained``), the gender direction
+    (``.npy``) and the gender word list, as rule ``sentence_bias_score_snli`` scores."""
+    from cdaflow.sentence_bias.embeddings import open_vectors
+    from cdaflow.sentence_bias.infersent import InferSent
+    from cdaflow.sentence_bias.score import encoder_bias_scorer
+    from cdaflow.sentence_bias.wordlist import GenderWordList
+
+    opened = open_vectors(vectors)
+    model = InferSent.load_any(encoder, opened, pretrained=pretrained, device=device)
+    return encoder_bias_scorer(model, opened, np.load(direction), GenderWordList.load(words))
 
 
 def _score_pairs(table: pd.DataFrame, score: Scorer) -> pd.DataFrame:

@@ -2,27 +2,22 @@
 
 from pathlib import Path
 
-import numpy as np
 import torch
 
-from cdaflow.cross_study import bias_scores_of_swapped, bias_summary
+from cdaflow.cross_study import bias_scores_of_swapped, bias_summary, infersent_scorer
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
-from cdaflow.sentence_bias.embeddings import open_vectors
-from cdaflow.sentence_bias.infersent import InferSent
 from cdaflow.sentence_bias.nli import read_snli
-from cdaflow.sentence_bias.score import encoder_bias_scorer
 from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
-from cdaflow.sentence_bias.wordlist import GenderWordList
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     p = smk.params
-    vectors = open_vectors(smk.input.vectors)
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
-    encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
-    encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
-    score = encoder_bias_scorer(encoder, vectors, np.load(smk.input.direction), GenderWordList.load(smk.input.words))
+    score = infersent_scorer(
+        smk.input.vectors, input_path(smk.input.encoder, p.encoder_member if p.pretrained else None),
+        smk.input.direction, smk.input.words, pretrained=p.pretrained,
+        device="cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu",
+    )  # fmt: skip
     # The swapper of rule sentence_bias_corpora: Appendix A's word pairs and the top SSA names.
     ssa = input_path(smk.input.names, p.ssa_member)
     female, male = read_ssa_names(ssa, n=p.names) if ssa else ([], [])

@@ -2,27 +2,22 @@
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
-from cdaflow.cross_study import bias_summary, gap_subjective_bias
+from cdaflow.cross_study import bias_summary, gap_subjective_bias, infersent_scorer
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
-from cdaflow.sentence_bias.embeddings import open_vectors
-from cdaflow.sentence_bias.infersent import InferSent
-from cdaflow.sentence_bias.score import encoder_bias_scorer
-from cdaflow.sentence_bias.wordlist import GenderWordList
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     p = smk.params
-    vectors = open_vectors(smk.input.vectors)
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
-    encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
-    encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
-    score = encoder_bias_scorer(encoder, vectors, np.load(smk.input.direction), GenderWordList.load(smk.input.words))
+    score = infersent_scorer(
+        smk.input.vectors, input_path(smk.input.encoder, p.encoder_member if p.pretrained else None),
+        smk.input.direction, smk.input.words, pretrained=p.pretrained,
+        device="cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu",
+    )  # fmt: skip
     tables = []
     for split, gap_path, subjective_path in zip(p.splits, smk.input.gap, smk.input.subjective, strict=True):
         table = gap_subjective_bias(read_gap(gap_path), read_gap(subjective_path), score, source=subjective_path)
