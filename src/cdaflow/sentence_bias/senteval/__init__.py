@@ -1,7 +1,7 @@
 """SentEval's transfer-task protocol (Conneau & Kiela 2018) on frozen sentence embeddings.
 
 Study D (Dolci et al. 2023, §5.1.2, Tables 8-10) scores its retrained encoders on twelve SentEval tasks.
-SentEval itself is unmaintained (its data downloads are broken); this module re-implements the parts the
+SentEval itself is unmaintained (its data downloads are broken); this package re-implements the parts the
 paper uses, following ``facebookresearch/SentEval`` (``senteval/{binary,sst,trec,mrpc,sick,sts}.py``,
 ``senteval/tools/{validation,relatedness}.py``) and reading the files that its ``get_transfer_data.bash``
 writes.  An encoder is any callable ``encode(list[str]) -> array [n, d]``.
@@ -58,7 +58,7 @@ What matches SentEval (``usepytorch=False``, i.e. the scikit-learn logistic-regr
 What does not match:
 
 * Dolci et al. ran SentEval's *PyTorch* classifier (``usepytorch=True``: logistic regression trained with
-  Adam, batch 64, tenacity 5, epoch size 4, L2 grid ``10**-5 .. 10**-2``); this module implements the
+  Adam, batch 64, tenacity 5, epoch size 4, L2 grid ``10**-5 .. 10**-2``); this package implements the
   scikit-learn path, so absolute scores can differ by a point or so from Tables 8-9.
 * SentEval hard-codes ``random_state=1111`` for the MR/CR/SUBJ/MPQA folds; here it is ``seed``
   (default 1111, hence identical by default).  ``kfold`` defaults to 10 as in the paper ("10-fold
