@@ -6,6 +6,7 @@ import pytest
 
 from cdaflow.io.conllu import parse_conllu_string
 from cdaflow.morph_cda.gazetteer import KINDS, Gazetteer, regular_plural
+from tests.conftest import shared_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "resources" / "morph_cda" / "gazetteers"
@@ -220,3 +221,57 @@ def test_an_adjective_with_a_determiner_is_a_noun(tmp_path):
         "3\tsospechoso\tsospechoso\tADJ\t_\tGender=Masc|Number=Sing\t1\tobj\t_\t_\n\n"
     )
     assert gazetteer.lookup(fused[2], fused).form == "sospechosa"  # "al" is "a" + "el"
+
+
+def test_a_row_without_kind_with_one_form_is_common_gender(tmp_path):
+    """biasCDA's lists (english, fem, masc; no kind column) write a common-gender noun twice."""
+    path = tmp_path / "spanish.tsv"
+    path.write_text("english\tfem\tmasc\nmasseur\tmasajista\tmasajista\nmonk\tmonja\tmonje\n", encoding="utf-8")
+    gazetteer = Gazetteer.read(path)
+    assert gazetteer.common == {"masajista"}
+    assert gazetteer.counts() == {"pair": 1, "one-way": 0, "common": 1, "epicene": 0}
+    found = gazetteer.lookup(word("masajista", "masajista", "Gender=Fem|Number=Sing"))
+    assert (found.form, found.gender, found.kind) == ("masajista", "Masc", "common")
+    headerless = tmp_path / "french.tsv"  # biasCDA's French list: no header
+    headerless.write_text("baby\tbébé\tbébé\nspy\tespionne\tespion\n", encoding="utf-8")
+    assert Gazetteer.read(headerless).common == {"bébé"}
+    # a pair row first keeps its kind when the same masculine comes back with one form
+    both = tmp_path / "both.tsv"
+    both.write_text("english\tfem\tmasc\nmonk\tmonja\tmonje\nmonk\tmonje\tmonje\n", encoding="utf-8")
+    assert Gazetteer.read(both).common == set()
+
+
+@pytest.mark.parametrize("name, common", [("spanish.tsv", "masajista"), ("french.tsv", "bébé")])
+def test_biascda_lists_read_as_they_are(shared_data, name, common):
+    path = shared_data / "biasCDA" / "animacy" / name
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    gazetteer = Gazetteer.read(path)
+    assert common in gazetteer.common
+    assert len(gazetteer) > 200
+
+
+def _config_gazetteers():
+    """Every gazetteer a config names by path, and biasCDA's by its dataset's files."""
+    import yaml
+
+    found = []
+    for config in ("config.yaml", "config/validation.yaml", "config/paper.yaml"):
+        settings = yaml.safe_load((ROOT / config).read_text(encoding="utf-8"))
+        for lang, language in (settings["studies"]["morph_cda"].get("languages") or {}).items():
+            ref = (language or {}).get("gazetteer") or {}
+            if "path" in ref:
+                found.append(pytest.param(config, ROOT / ref["path"], id=f"{config}-{lang}"))
+            elif "dataset" in ref:
+                found.append(pytest.param(config, ("dataset", ref["file"]), id=f"{config}-{lang}"))
+    return found
+
+
+@pytest.mark.parametrize("config, path", _config_gazetteers())
+def test_every_configured_gazetteer_loads(config, path):
+    if isinstance(path, tuple):  # rycolab/biasCDA's list, a dataset of the shared data folder
+        folder = shared_data_dir()
+        if folder is None or not (folder / "biasCDA" / "animacy" / path[1]).is_file():
+            pytest.skip(f"biasCDA's {path[1]} is absent")
+        path = folder / "biasCDA" / "animacy" / path[1]
+    assert len(Gazetteer.read(path)) >= 100

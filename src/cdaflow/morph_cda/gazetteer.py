@@ -5,7 +5,8 @@ The project's format has a header and up to six columns::
 
     masculine  feminine  english  kind  masculine_plural  feminine_plural
 
-* ``kind`` is ``pair`` (the default when the column is absent or empty: *hijo/hija*, *actor/actriz*),
+* ``kind`` is ``pair`` (the default when the column is absent or empty: *hijo/hija*, *actor/actriz*;
+  a row without a kind whose two columns hold the same form is ``common``),
   ``one-way`` (the masculine becomes the feminine, but the feminine form mostly names a thing and
   is never looked up: *músico/música* "music", *político/política* "politics"),
   ``common`` (one form for both genders, *periodista*, *joven*: the noun stays, the words agreeing
@@ -106,7 +107,9 @@ class Gazetteer:
 
     def _add(self, cells: dict[str, str], path: Path, number: int, row: list[str]) -> None:
         masc, fem = cells.get("masculine", ""), cells.get("feminine", "")
-        kind = cells.get("kind", "") or "pair"
+        # without a kind, one form in both columns is a common-gender noun (biasCDA's lists
+        # write *masajista*, *bébé* so); a kind written out must agree with the forms
+        kind = cells.get("kind", "") or ("common" if masc and masc == fem else "pair")
         where = f"{path}: row {number}"
         if kind not in KINDS:
             raise ValueError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
@@ -134,7 +137,7 @@ class Gazetteer:
             self.one_way.add(masc)  # the feminine form is mostly a thing: never looked up
         else:
             self.to_masc.setdefault(fem, masc)
-        if kind == "common":
+        if kind == "common" and self.to_fem[masc] == masc:  # an earlier pair row keeps its kind
             self.common.add(masc)
         for gender, singular in (("Masc", masc), ("Fem", fem)):
             if plural[gender]:
