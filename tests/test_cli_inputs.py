@@ -153,8 +153,8 @@ def test_regender_with_a_bom(tmp_path, monkeypatch, capsys):
     assert run(["regender", "--lang", "es"], capsys) == expected
 
 
-@needs_spacy_es
-def test_cda_with_a_bom(tmp_path, monkeypatch, capsys):
+def tiny_cda_model(tmp_path):
+    """A packaged CDA model (BASE MRF, one-epoch reinflector) that knows ingeniero/ingeniera."""
     from cdaflow.io.conllu import parse_conllu_string, words
     from cdaflow.morph_cda.cda import save_model
     from cdaflow.morph_cda.model import AgreementMRF
@@ -169,12 +169,47 @@ def test_cda_with_a_bom(tmp_path, monkeypatch, capsys):
     gazetteer = tmp_path / "g.tsv"
     gazetteer.write_text("masculine\tfeminine\tenglish\ningeniero\tingeniera\tengineer\n", encoding="utf-8")
     save_model(tmp_path / "model", AgreementMRF(inventory, "base", "es"), tmp_path / "reinflection", gazetteer, 1.0)
+    return tmp_path / "model"
 
+
+@needs_spacy_es
+def test_cda_output_file_is_whole_or_untouched(tmp_path, capsys):
+    model = tiny_cda_model(tmp_path)
+    good, broken = tmp_path / "good.txt", tmp_path / "broken.txt"
+    good.write_text("La ingeniera alemana es experta.\nEl ingeniero duerme.\n", encoding="utf-8")
+    # The second line is not UTF-8: the first chunk (batch size 1) is written before the error.
+    broken.write_bytes("La ingeniera alemana es experta.\n".encode() + "El niño duerme.\n".encode("latin-1"))
+    out = tmp_path / "out.jsonl"
+    argv = ["cda", "--lang", "es", "--model", str(model), "--batch-size", "1", "--output", str(out)]
+    assert main([*argv, "--input", str(good)]) == 0
+    before = out.read_bytes()
+    assert len(before.splitlines()) == 2
+    assert main([*argv, "--input", str(broken)]) == 2
+    assert "not valid UTF-8" in capsys.readouterr().err
+    assert out.read_bytes() == before and [p.name for p in tmp_path.glob(".out.jsonl*")] == []
+
+
+def test_parse_output_file_is_whole_or_untouched(tmp_path, capsys):
+    good, broken, out = tmp_path / "good.conllu", tmp_path / "broken.conllu", tmp_path / "out.conllu"
+    good.write_text(GOLD, encoding="utf-8")
+    broken.write_text(GOLD + "# sent_id = bad\n1\tEl\n\n", encoding="utf-8")  # a token line of 2 fields
+    argv = ["parse", "--lang", "es", "--backend", "gold", "--format", "conllu", "--output", str(out)]
+    assert main([*argv, "--input", str(good)]) == 0
+    before = out.read_bytes()
+    assert b"# sent_id = s1" in before
+    assert main([*argv, "--input", str(broken)]) == 2
+    assert str(broken) in capsys.readouterr().err
+    assert out.read_bytes() == before and [p.name for p in tmp_path.glob(".out.conllu*")] == []
+
+
+@needs_spacy_es
+def test_cda_with_a_bom(tmp_path, monkeypatch, capsys):
+    model = tiny_cda_model(tmp_path)
     text = "La ingeniera alemana es experta.\n"
     plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
     plain.write_text(text, encoding="utf-8")
     marked.write_text(text, encoding="utf-8-sig")
-    argv = ["cda", "--lang", "es", "--model", str(tmp_path / "model")]
+    argv = ["cda", "--lang", "es", "--model", str(model)]
     expected = run([*argv, "--input", str(plain)], capsys)
     record = json.loads(expected)
     assert record["original"] == "La ingeniera alemana es experta." and record["counterfactual"] is not None

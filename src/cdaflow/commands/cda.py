@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import sys
 from pathlib import Path
 
 from cdaflow.commands.options import positive_int
+from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import read_conllu, words
 from cdaflow.io.text import open_input, read_lines
 from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, interventions_for, load_model
@@ -63,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
             parser, lines, sent_id_prefix="s", batch_size=args.batch_size, path=str(args.input or "<stdin>")
         )
     items = ((s, interventions_for(s, gazetteer, generator, args.direction)) for s in sentences)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
+    # A file output appears whole or not at all: a failure midway leaves what was there before.
+    with atomic_file(args.output) if args.output else contextlib.nullcontext(sys.stdout) as out:
         # Streamed in chunks: one batched MRF + reinflection call per chunk, output in input order.
         while chunk := list(itertools.islice(items, args.batch_size)):
             with_nouns = [(s, g) for s, g in chunk if g]
@@ -77,9 +79,6 @@ def run(args: argparse.Namespace) -> int:
                 out.write(
                     json.dumps(_record(sentence, next(results) if group else None), ensure_ascii=False) + "\n"
                 )
-    finally:
-        if args.output:
-            out.close()
     return 0
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from cdaflow.commands.options import positive_int
-from cdaflow.io.conllu import read_conllu, write_conllu
+from cdaflow.io.conllu import read_conllu, write_conllu, write_conllu_atomic
 from cdaflow.io.text import open_input, read_lines
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_text_file
 
@@ -61,5 +61,8 @@ def run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size,
             path=str(args.input or "<stdin>"),
         )
-    write_conllu(sentences, args.output if args.output else sys.stdout)
+    if args.output:  # whole or not at all: a failure midway leaves what was there before
+        write_conllu_atomic(sentences, args.output)
+    else:
+        write_conllu(sentences, sys.stdout)
     return 0
