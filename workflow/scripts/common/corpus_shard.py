@@ -15,6 +15,8 @@ with rule_context(snakemake) as log:  # noqa: F821
     source = Path(smk.input[0]) / corpus["file"]
     backend, lang = smk.params.backend, corpus["lang"]
     options = parser_options(smk.params.parsing, backend, lang, gpu=smk.resources.gpu)
+    if backend == "spacy":  # spaCy parses in the rule's threads as worker processes
+        options["processes"] = smk.threads
     parser = get_parser(backend, lang, **options)
     log.info("parsing %s shard %d of %d with %s", source, shard, shards, parser.name)
     lines = read_shard(source, shard, shards, max_lines=corpus["max_lines"], text_column=corpus["text_column"])
