@@ -32,3 +32,14 @@ def test_scores_by_hand():
     assert out["G_precision"] == pytest.approx(200 / 3) and out["G_recall"] == pytest.approx(200 / 3)
     assert out["N_precision"] == pytest.approx(50.0) and out["N_recall"] == pytest.approx(50.0)
     assert (out["G_support"], out["N_support"], out["n"]) == (3, 2, 5)
+
+
+def test_read_split_reads_the_parallel_columns(tmp_path):
+    from cdaflow.regender.classifier import read_split
+
+    for suffix, text in (("src", "Lo veo.\nHola.\n"), ("label", "G\nN\n"), ("gendered", "1\n0\n")):
+        (tmp_path / f"dev.{suffix}").write_text(text, encoding="utf-8")
+    assert read_split(tmp_path, "dev") == (["Lo veo.", "Hola."], ["G", "N"], [True, False])
+    (tmp_path / "dev.label").write_text("G\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"dev\.\*: 2 segments, 1 labels, 2 flags"):
+        read_split(tmp_path, "dev")

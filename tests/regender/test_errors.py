@@ -127,7 +127,7 @@ def test_workflow_script_applies_hand_revisions_before_scoring(tmp_path, monkeyp
         )
         handlers, level = logging.root.handlers[:], logging.root.level
         try:
-            runpy.run_path(str(Path(__file__).parents[2] / "workflow/scripts/regender_errors.py"),
+            runpy.run_path(str(Path(__file__).parents[2] / "workflow/scripts/regender/errors.py"),
                            init_globals={"snakemake": smk})
         finally:
             for handler in logging.root.handlers:
@@ -148,3 +148,13 @@ def test_workflow_script_applies_hand_revisions_before_scoring(tmp_path, monkeyp
     assert revised.at[("opensubs_test", "all", "nmt"), "reference"] == "silver (rule output)"
     examples = (tmp_path / "examples.md").read_text(encoding="utf-8")
     assert "## opensubs_test (silver: the references are the rules' own output), nmt" in examples
+
+
+def test_outputs_need_one_line_per_segment(tmp_path):
+    from cdaflow.regender.errors import read_outputs
+
+    (tmp_path / "nmt.txt").write_text("Lo veo.\nHola.\n", encoding="utf-8")
+    (tmp_path / "rules.txt").write_text("Lo veo.\n", encoding="utf-8")
+    assert read_outputs({"nmt": tmp_path / "nmt.txt"}, 2) == {"nmt": ["Lo veo.", "Hola."]}
+    with pytest.raises(ValueError, match=r"rules.txt: 1 lines for 2 segments"):
+        read_outputs({"nmt": tmp_path / "nmt.txt", "rules": tmp_path / "rules.txt"}, 2)

@@ -2,6 +2,7 @@
 
 import importlib.util
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,106 @@ def test_train_command_ties_weights_with_a_shared_vocabulary():
     assert arguments[arguments.index("--weight-tying-type") + 1] == "src_trg_softmax"
     assert arguments[arguments.index("--num-layers") + 1] == "2:2"
     assert arguments[arguments.index("--seed") + 1] == "3"
+
+
+ARGS_YAML = """batch_size: 16
+max_seq_len:
+- !!python/tuple
+  - 20
+  - 20
+output: {output}
+prepared_data: prep
+"""
+METRICS = (
+    "1\tavg-sec-per-sent-val=0.0007\tbleu-val=0.0067\tdecode-walltime-val=0.0041\tperplexity-val=40.75\ttime-elapsed=0.0\n"
+    "2\tavg-sec-per-sent-val=0.0006\tbleu-val=0.0080\tdecode-walltime-val=0.0038\tperplexity-val=36.41\ttime-elapsed=0.053\n"
+)
+
+
+def fake_model_folder(folder, metrics=METRICS):
+    (folder / "training_state").mkdir(parents=True)
+    (folder / "training_state" / "training.pkl").write_bytes(b"wall clock")
+    (folder / "args.yaml").write_text(ARGS_YAML.format(output=folder))
+    (folder / "metrics").write_text(metrics)
+    (folder / "params.best").write_bytes(b"weights")
+    return folder
+
+
+def test_settled_model_folder_keeps_no_wall_time_and_names_its_final_place(tmp_path):
+    folder = fake_model_folder(tmp_path / ".model.abc123")
+    removed = rewriter.settle_model_folder(folder, "results/regender/es/rewriter/nmt/model")
+    assert (folder / "metrics").read_text() == (
+        "1\tbleu-val=0.0067\tperplexity-val=40.75\n"
+        "2\tbleu-val=0.0080\tperplexity-val=36.41\n"
+    )
+    assert removed == {
+        1: {"avg-sec-per-sent-val": "0.0007", "decode-walltime-val": "0.0041", "time-elapsed": "0.0"},
+        2: {"avg-sec-per-sent-val": "0.0006", "decode-walltime-val": "0.0038", "time-elapsed": "0.053"},
+    }
+    # Only the output line changes; the tuple tags and every other line stay as Sockeye wrote them.
+    assert (folder / "args.yaml").read_text() == ARGS_YAML.format(output="results/regender/es/rewriter/nmt/model")
+    assert not (folder / "training_state").exists()
+    assert (folder / "params.best").read_bytes() == b"weights"
+
+
+def test_two_settled_folders_of_identical_runs_are_identical(tmp_path):
+    first = rewriter.settle_model_folder(fake_model_folder(tmp_path / "a" / ".model.x1"), "model")
+    second_metrics = METRICS.replace("time-elapsed=0.053", "time-elapsed=9.5").replace("0.0041", "0.0099")
+    second = rewriter.settle_model_folder(fake_model_folder(tmp_path / "b" / ".model.y2", second_metrics), "model")
+    assert first != second  # the wall times differed ...
+    for name in ("args.yaml", "metrics", "params.best"):  # ... the folders do not
+        assert (tmp_path / "a" / ".model.x1" / name).read_bytes() == (tmp_path / "b" / ".model.y2" / name).read_bytes()
+
+
+def test_settling_refuses_what_is_not_a_finished_model_folder(tmp_path):
+    with pytest.raises(SockeyeError, match=r"no metrics"):
+        rewriter.settle_model_folder(tmp_path, "model")
+    folder = fake_model_folder(tmp_path / "bad", metrics="1\tbleu-val=0.1\n2\tgarbage\n")
+    with pytest.raises(SockeyeError, match=r"metrics:2: not a Sockeye metrics line"):
+        rewriter.settle_model_folder(folder, "model")
+    other = fake_model_folder(tmp_path / "other")
+    (other / "args.yaml").write_text(ARGS_YAML.format(output="somewhere/else"))
+    with pytest.raises(SockeyeError, match=r"args.yaml: field output is not the training folder"):
+        rewriter.settle_model_folder(other, "model")
+
+
+@pytest.mark.skipif(not HAS_SOCKEYE, reason="sockeye is not installed")
+def test_identical_trainings_give_identical_model_folders_that_translate(tmp_path, monkeypatch):
+    """A tiny transformer trained twice on CPU: the settled folders match byte for byte and load."""
+    import filecmp
+
+    monkeypatch.chdir(tmp_path)
+    swaps = {"Estoy cansado.": "Estoy cansada.", "Lo veo.": "La veo.", "Está listo.": "Está lista."}
+    sources = [*swaps, "Hola a todos.", "Es perfecto."] * 8
+    targets = [swaps.get(text, text) for text in sources]
+    bpe = train_bpe(sources + targets, tmp_path / "bpe", vocab_size=50)
+    for name, lines in (("train.src", sources), ("train.tgt", targets), ("dev.src", sources[:5]),
+                        ("dev.tgt", targets[:5])):
+        (tmp_path / f"{name}.bpe").write_text("".join(line + "\n" for line in apply_bpe(bpe, lines)))
+    run_sockeye("sockeye-prepare-data", ["--source", "train.src.bpe", "--target", "train.tgt.bpe", "--output",
+                                         "prepared", "--shared-vocab", "--max-seq-len", "20:20", "--seed", 1,
+                                         "--max-processes", 1], log_path=tmp_path / "prepare.log")
+    settings = {"num_layers": 1, "model_size": 16, "attention_heads": 2, "ff_size": 32, "batch_size": 8,
+                "batch_type": "sentence", "max_updates": 4, "checkpoint_interval": 2, "max_seq_len": 20,
+                "learning_rate": 0.001}
+    for run in ("first", "second"):  # as the workflow reruns: same folder names, new temporary ones
+        (tmp_path / run).mkdir()
+        monkeypatch.chdir(tmp_path / run)
+        temporary = f".model.{run}tmp"
+        arguments = rewriter.train_command("../prepared", "../dev.src.bpe", "../dev.tgt.bpe", temporary, settings,
+                                           seed=1, use_cpu=True)
+        run_sockeye("sockeye-train", arguments, log_path="train.log", env={"OMP_NUM_THREADS": "1"})
+        assert "time-elapsed" in Path(temporary, "metrics").read_text()
+        rewriter.settle_model_folder(temporary, "model")
+        Path(temporary).rename("model")
+    monkeypatch.chdir(tmp_path)
+    comparison = filecmp.dircmp("first/model", "second/model")
+    assert not comparison.left_only and not comparison.right_only and not comparison.subdirs
+    _, mismatch, errors = filecmp.cmpfiles("first/model", "second/model", comparison.common_files, shallow=False)
+    assert not mismatch and not errors, mismatch + errors
+    assert "time-elapsed" not in Path("first/model/metrics").read_text()
+    assert "output: model\n" in Path("first/model/args.yaml").read_text()
+    (tmp_path / "input.bpe").write_text("".join(line + "\n" for line in apply_bpe(bpe, ["Lo veo.", "Hola a todos."])))
+    run_sockeye("sockeye-translate", ["--models", "first/model", "--input", "input.bpe", "--output", "output.bpe",
+                                      "--beam-size", 2, "--use-cpu"], log_path=tmp_path / "translate.log")
+    assert len((tmp_path / "output.bpe").read_text().splitlines()) == 2

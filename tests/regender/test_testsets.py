@@ -161,3 +161,18 @@ def test_revision_of_an_unknown_set_or_twice_is_an_error(tmp_path):
     twice = _revision_file(tmp_path, "opensubs_test\tt000001\tLo sé.\t", "opensubs_test\tt000001\tLa sé.\t")
     with pytest.raises(ValueError, match=r"revisions.tsv:4: field id: 't000001' of opensubs_test is revised twice"):
         read_revisions(twice)
+
+
+def test_tagged_test_set_names_file_line_and_field(tmp_path):
+    from cdaflow.regender.testsets import read_tagged_test_set
+
+    path = tmp_path / "structured.jsonl"
+    good = '{"id": "s1", "text": "Lo veo.", "tokens": ["Lo", "veo", "."], "label": "G", "variants": ["La veo."]}\n'
+    path.write_text(good + good.replace("s1", "s2"), encoding="utf-8")
+    assert [record["id"] for record in read_tagged_test_set(path)] == ["s1", "s2"]
+    path.write_text(good + '{"id": "s2", "text": "Hola.", "label": "N"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"structured.jsonl:2: field variants is missing"):
+        read_tagged_test_set(path)
+    path.write_text(good + "{not json\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"structured.jsonl:2: not a JSON record"):
+        read_tagged_test_set(path)

@@ -141,6 +141,10 @@ def test_demo_end_to_end(tmp_path):
     # The paper's rules made no error on neutral structured segments; allow one tagger slip here.
     assert float(errors[("structured", "neutral")]["rules_per_sentence"]) <= 2.0
     assert all(errors[("structured", "all")][f"{system}_per_word"] for system in ("nmt", "nmt_t", "nmt_at"))
+    # Model folders hold no wall time and name their final place, so identical reruns give identical folders.
+    model = reg / "rewriter/nmt/model"
+    assert "time-elapsed" not in (model / "metrics").read_text() and not (model / "training_state").exists()
+    assert "output: results/regender/es/rewriter/nmt/model\n" in (model / "args.yaml").read_text()
     check_gap_subjective(copy, copy / "resources/demo/gap_subjective/gap", max_contexts=None)
     check_cross_study(copy)
     check_results_readme_and_report(copy)
@@ -329,6 +333,11 @@ def test_gpu_resources_follow_config_and_backend(tmp_path):
     training = [job for job in jobs if "rule regender_train:" in job]
     assert len(tagging) == config["studies"]["regender"]["shards"] and all("gpu=1" in job for job in tagging)
     assert len(training) == 2 and all("gpu=1" in job for job in training)
+    # ... and the test sets are tagged and rewritten there (3 set-ups x 3 test sets).
+    tagging_tests = [job for job in jobs if "rule regender_tag_testset:" in job]
+    translating = [job for job in jobs if "rule regender_translate:" in job]
+    assert len(tagging_tests) == 3 and all("gpu=1" in job for job in tagging_tests)
+    assert len(translating) == 9 and all("gpu=1" in job for job in translating)
     # Study C: the detector, the transfer model and the feature extractor run on GPUs.
     for stage, count in (("detector", 1), ("transfer_train", 1), ("transfer", 3), ("subjectivity", 3),
                          ("threshold", 3), ("benchmark_features", 3), ("benchmark", 1)):  # fmt: skip

@@ -11,11 +11,7 @@ CS_CDA_MODEL = "results/morph_cda/es/models/lin"
 CS_B_SYSTEMS = ("rules", "nmt", "nmt_t", "nmt_at")
 CS_A_SYSTEMS = ("cda", "cda_adjectives")
 # Study B's output of each system on each test set.
-CS_B_OUTPUTS = [
-    f"{REG_OUT}/rules/output/{testset}.txt" if system == "rules" else f"{REG_OUT}/rewriter/{system}/output/{testset}.txt"
-    for system in CS_B_SYSTEMS
-    for testset in REG_TESTSETS
-]
+CS_B_OUTPUTS = [path for system in CS_B_SYSTEMS for path in REG_SYSTEM_OUTPUTS[system]]
 # Everything Study D's bias score needs (as sentence_bias_score_snli).
 CS_D_INPUTS = {
     "encoder": SB_ENCODER,

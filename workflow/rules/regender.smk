@@ -1,23 +1,28 @@
 # Study B (Jain et al. 2021): Spanish conversational re-gendering. Subtitles are filtered and
 # sharded, tagged (scatter), decided by the POS-sequence rules, gathered into a gender-parallel
 # corpus; a classifier and the rewriters are scored on the hand-checked test sets.
-# Logic: src/cdaflow/regender/.
+# Logic: src/cdaflow/regender/; each rule regender_<stage> runs workflow/scripts/regender/<stage>.py,
+# logs to logs/regender/<stage>, writes results/regender/es/<stage>/ or a named paper table. The
+# rewriter's model folder `rewriter/` (bpe.model, {nmt,nmt_t}/model) is what
+# `cdaflow regender --method nmt --model results/regender/es/rewriter/nmt` loads.
 
 
 REG = config["studies"]["regender"]
 REG_OUT = "results/regender/es"
 # Test sets: the OpenSubtitles test split the rules made, then the hand-checked ones.
 REG_TESTSETS = {"opensubs_test": f"{REG_OUT}/parallel/test.tsv", **REG["test_sets"]}
+REG_RULE_FILES = [f"{REG['rules']}/sequences.tsv", f"{REG['rules']}/rules.yaml"]
+REG_TAGGED_TESTSETS = [f"{REG_OUT}/tag_testset/{testset}.jsonl" for testset in REG_TESTSETS]
+# Each system's output on every test set (regender_errors reads them in REG_TESTSETS' order).
+REG_SYSTEM_OUTPUTS = {
+    **{setup: [f"{REG_OUT}/translate/{setup}/{testset}.txt" for testset in REG_TESTSETS] for setup in ("nmt", "nmt_t", "nmt_at")},
+    "rules": [f"{REG_OUT}/rules_output/{testset}.txt" for testset in REG_TESTSETS],
+}
+
+STUDY_TARGETS["regender"] = [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv", "error_rates.tsv")]
 
 
-def regender_targets():
-    return [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv", "error_rates.tsv")]
-
-
-STUDY_TARGETS["regender"] = regender_targets
-
-
-rule regender_shard:
+rule regender_candidates:
     """Candidate segments (≤ max_words, alphanumeric), hashed into shards (duplicates meet in one shard)."""
     input:
         corpus=file_ref_input(REG.get("corpus")),
@@ -25,14 +30,14 @@ rule regender_shard:
         shards=[f"{REG_OUT}/candidates/shard{k}.txt" for k in range(REG["shards"])],
         counts=f"{REG_OUT}/candidates/counts.tsv",
     log:
-        "logs/regender/shard.log",
+        "logs/regender/candidates.log",
     params:
         member=file_ref_member(REG.get("corpus")),
         max_words=REG["max_words"],
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/regender_shard.py"
+        "../scripts/regender/candidates.py"
 
 
 rule regender_tag:
@@ -41,7 +46,7 @@ rule regender_tag:
         segments=f"{REG_OUT}/candidates/shard{{shard}}.txt",
         tagset=f"{REG['rules']}/tagset_map.tsv",
     output:
-        f"{REG_OUT}/tagged/shard{{shard}}.jsonl",
+        f"{REG_OUT}/tag/shard{{shard}}.jsonl",
     log:
         "logs/regender/tag/shard{shard}.log",
     benchmark:
@@ -51,14 +56,13 @@ rule regender_tag:
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
         dedupe=REG["dedupe"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(config["parsing"]["corpora"]),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/parsing.yaml"
     script:
-        "../scripts/regender_tag.py"
+        "../scripts/regender/tag.py"
 
 
 rule regender_tag_testset:
@@ -67,46 +71,48 @@ rule regender_tag_testset:
         segments=lambda wc: REG_TESTSETS[wc.testset],
         tagset=f"{REG['rules']}/tagset_map.tsv",
     output:
-        f"{REG_OUT}/testsets/{{testset}}.jsonl",
+        f"{REG_OUT}/tag_testset/{{testset}}.jsonl",
     log:
         "logs/regender/tag_testset/{testset}.log",
+    benchmark:
+        "results/benchmarks/regender/tag_testset/{testset}.tsv"
     params:
+        scale_items="-",
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(config["parsing"]["corpora"]),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/parsing.yaml"
     script:
-        "../scripts/regender_tag.py"
+        "../scripts/regender/tag.py"
 
 
 rule regender_rules:
     """The POS-sequence rules on one tagged shard: label, variant, category, sequence."""
     input:
-        segments=f"{REG_OUT}/tagged/shard{{shard}}.jsonl",
-        rule_files=[f"{REG['rules']}/sequences.tsv", f"{REG['rules']}/rules.yaml"],
+        segments=f"{REG_OUT}/tag/shard{{shard}}.jsonl",
+        rule_files=REG_RULE_FILES,
     output:
-        f"{REG_OUT}/decided/shard{{shard}}.tsv",
+        f"{REG_OUT}/rules/shard{{shard}}.tsv",
     log:
         "logs/regender/rules/shard{shard}.log",
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/regender_rules.py"
+        "../scripts/regender/rules.py"
 
 
 rule regender_parallel:
     """The gender-parallel corpus: both directions of G segments plus neutral ones, split (Table 1)."""
     input:
-        decided=[f"{REG_OUT}/decided/shard{k}.tsv" for k in range(REG["shards"])],
+        decided=[f"{REG_OUT}/rules/shard{k}.tsv" for k in range(REG["shards"])],
         test_sets=list(REG["test_sets"].values()),
     output:
         corpus=expand(f"{REG_OUT}/parallel/{{split}}.{{part}}", split=("train", "dev", "test"), part=("src", "tgt", "label", "gendered")),
         test_set=f"{REG_OUT}/parallel/test.tsv",
-        stats=report(f"{REG_OUT}/parallel_stats.tsv", caption="../report/regender_parallel.rst", category="Study B: re-gendering"),
+        stats=study_report(f"{REG_OUT}/parallel_stats.tsv", "regender", "parallel"),
     log:
         "logs/regender/parallel.log",
     params:
@@ -117,18 +123,18 @@ rule regender_parallel:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/regender_parallel.py"
+        "../scripts/regender/parallel.py"
 
 
 rule regender_classifier:
     """Re-genderability classifier (TF-IDF char 4-7 + word 1-3 grams + gendered-word flag, linear SVM): Table 2."""
     input:
         corpus=expand(f"{REG_OUT}/parallel/{{split}}.{{part}}", split=("train", "dev"), part=("src", "label", "gendered")),
-        testsets=expand(f"{REG_OUT}/testsets/{{testset}}.jsonl", testset=list(REG_TESTSETS)),
+        testsets=REG_TAGGED_TESTSETS,
     output:
         model=f"{REG_OUT}/classifier/model.joblib",
         predictions=expand(f"{REG_OUT}/classifier/predictions/{{name}}.label", name=["opensubs_dev", *REG_TESTSETS]),
-        table=report(f"{REG_OUT}/classifier.tsv", caption="../report/regender_classifier.rst", category="Study B: re-gendering"),
+        table=study_report(f"{REG_OUT}/classifier.tsv", "regender", "classifier"),
     log:
         "logs/regender/classifier.log",
     params:
@@ -136,30 +142,30 @@ rule regender_classifier:
         testsets=list(REG_TESTSETS),
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     conda:
         f"{ENVS}/sklearn.yaml"
     script:
-        "../scripts/regender_classifier.py"
+        "../scripts/regender/classifier.py"
 
 
 rule regender_rules_output:
     """The rules' output on one tagged test set (unchanged where they do not apply)."""
     input:
-        segments=f"{REG_OUT}/testsets/{{testset}}.jsonl",
-        rule_files=[f"{REG['rules']}/sequences.tsv", f"{REG['rules']}/rules.yaml"],
+        segments=f"{REG_OUT}/tag_testset/{{testset}}.jsonl",
+        rule_files=REG_RULE_FILES,
     output:
-        f"{REG_OUT}/rules/output/{{testset}}.txt",
+        f"{REG_OUT}/rules_output/{{testset}}.txt",
     log:
         "logs/regender/rules_output/{testset}.log",
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/regender_rules_output.py"
+        "../scripts/regender/rules_output.py"
 
 
 rule regender_bpe:
-    """SentencePiece BPE on both sides of the training corpus (tag tokens kept whole)."""
+    """SentencePiece BPE on both sides of the training corpus (tag tokens kept whole), in the rewriter's folder."""
     input:
         expand(f"{REG_OUT}/parallel/train.{{part}}", part=("src", "tgt")),
     output:
@@ -169,11 +175,11 @@ rule regender_bpe:
         "logs/regender/bpe.log",
     params:
         vocab_size=REG["bpe"]["vocab_size"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     conda:
         f"{ENVS}/sockeye.yaml"
     script:
-        "../scripts/regender_bpe.py"
+        "../scripts/regender/bpe.py"
 
 
 rule regender_prepare:
@@ -182,8 +188,8 @@ rule regender_prepare:
         bpe=f"{REG_OUT}/rewriter/bpe.model",
         corpus=expand(f"{REG_OUT}/parallel/{{split}}.{{part}}", split=("train", "dev"), part=("src", "tgt", "label")),
     output:
-        prepared=directory(f"{REG_OUT}/rewriter/{{setup}}/prepared"),
-        dev=expand(f"{REG_OUT}/rewriter/{{{{setup}}}}/dev.{{side}}.bpe", side=("src", "tgt")),
+        prepared=directory(f"{REG_OUT}/prepare/{{setup}}/data"),
+        dev=expand(f"{REG_OUT}/prepare/{{{{setup}}}}/dev.{{side}}.bpe", side=("src", "tgt")),
     wildcard_constraints:
         setup="nmt|nmt_t",
     log:
@@ -195,14 +201,14 @@ rule regender_prepare:
     conda:
         f"{ENVS}/sockeye.yaml"
     script:
-        "../scripts/regender_prepare.py"
+        "../scripts/regender/prepare.py"
 
 
 rule regender_train:
     """sockeye-train: the transformer rewriter of one set-up (the paper's base model at full scale)."""
     input:
-        prepared=f"{REG_OUT}/rewriter/{{setup}}/prepared",
-        dev=expand(f"{REG_OUT}/rewriter/{{{{setup}}}}/dev.{{side}}.bpe", side=("src", "tgt")),
+        prepared=f"{REG_OUT}/prepare/{{setup}}/data",
+        dev=expand(f"{REG_OUT}/prepare/{{{{setup}}}}/dev.{{side}}.bpe", side=("src", "tgt")),
     output:
         directory(f"{REG_OUT}/rewriter/{{setup}}/model"),
     wildcard_constraints:
@@ -215,14 +221,13 @@ rule regender_train:
         scale_items="regender_train_pairs",
         settings=REG["sockeye"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/sockeye.yaml"
     script:
-        "../scripts/regender_train.py"
+        "../scripts/regender/train.py"
 
 
 rule regender_translate:
@@ -230,40 +235,39 @@ rule regender_translate:
     input:
         model=lambda wc: f"{REG_OUT}/rewriter/{'nmt_t' if wc.setup == 'nmt_at' else wc.setup}/model",
         bpe=f"{REG_OUT}/rewriter/bpe.model",
-        testset=f"{REG_OUT}/testsets/{{testset}}.jsonl",
+        testset=f"{REG_OUT}/tag_testset/{{testset}}.jsonl",
         tags=lambda wc: f"{REG_OUT}/classifier/predictions/{wc.testset}.label" if wc.setup == "nmt_at" else [],
     output:
-        f"{REG_OUT}/rewriter/{{setup}}/output/{{testset}}.txt",
+        f"{REG_OUT}/translate/{{setup}}/{{testset}}.txt",
     wildcard_constraints:
         setup="nmt|nmt_t|nmt_at",
     log:
         "logs/regender/translate/{setup}/{testset}.log",
+    benchmark:
+        "results/benchmarks/regender/translate/{setup}/{testset}.tsv"
     params:
+        scale_items="-",
         beam_size=REG["sockeye"]["beam_size"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/sockeye.yaml"
     script:
-        "../scripts/regender_translate.py"
+        "../scripts/regender/translate.py"
 
 
 rule regender_errors:
     """Table 3: error rates per sentence and per word of NMT, NMT-T, NMT-AT and the rules (paper layout, and all measured)."""
     input:
-        testsets=expand(f"{REG_OUT}/testsets/{{testset}}.jsonl", testset=list(REG_TESTSETS)),
-        nmt=expand(f"{REG_OUT}/rewriter/nmt/output/{{testset}}.txt", testset=list(REG_TESTSETS)),
-        nmt_t=expand(f"{REG_OUT}/rewriter/nmt_t/output/{{testset}}.txt", testset=list(REG_TESTSETS)),
-        nmt_at=expand(f"{REG_OUT}/rewriter/nmt_at/output/{{testset}}.txt", testset=list(REG_TESTSETS)),
-        rules=expand(f"{REG_OUT}/rules/output/{{testset}}.txt", testset=list(REG_TESTSETS)),
+        testsets=REG_TAGGED_TESTSETS,
+        **REG_SYSTEM_OUTPUTS,
         revisions=REG["hand_revisions"] or [],
     output:
-        table=report(f"{REG_OUT}/error_rates.tsv", caption="../report/regender_errors.rst", category="Study B: re-gendering"),
-        measured=report(f"{REG_OUT}/error_rates_measured.tsv", caption="../report/regender_errors.rst", category="Study B: re-gendering"),
-        examples=report(f"{REG_OUT}/examples.md", caption="../report/regender_errors.rst", category="Study B: re-gendering"),
+        table=study_report(f"{REG_OUT}/error_rates.tsv", "regender", "errors"),
+        measured=study_report(f"{REG_OUT}/error_rates_measured.tsv", "regender", "errors"),
+        examples=study_report(f"{REG_OUT}/examples.md", "regender", "errors"),
     log:
         "logs/regender/errors.log",
     params:
@@ -276,4 +280,4 @@ rule regender_errors:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/regender_errors.py"
+        "../scripts/regender/errors.py"

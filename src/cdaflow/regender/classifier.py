@@ -10,6 +10,7 @@ precision and recall, the layout of the paper's Table 2.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 
-__all__ = ["LABELS", "build_classifier", "frame", "scores"]
+__all__ = ["LABELS", "build_classifier", "frame", "read_split", "scores"]
 
 LABELS = ("G", "N")
 
@@ -30,6 +31,17 @@ def frame(texts: Sequence[str], gendered: Sequence[bool]) -> pd.DataFrame:
     if len(texts) != len(gendered):
         raise ValueError(f"{len(texts)} texts but {len(gendered)} gendered flags")
     return pd.DataFrame({"text": list(texts), "gendered": np.asarray(gendered, dtype=float)})
+
+
+def read_split(folder: str | Path, name: str) -> tuple[list[str], list[str], list[bool]]:
+    """Texts, labels and gendered-word flags of one split of the parallel corpus (``<name>.src`` ...)."""
+    def column(suffix: str) -> list[str]:
+        return (Path(folder) / f"{name}.{suffix}").read_text(encoding="utf-8").splitlines()
+
+    texts, labels, gendered = column("src"), column("label"), column("gendered")
+    if not len(texts) == len(labels) == len(gendered):
+        raise ValueError(f"{folder}/{name}.*: {len(texts)} segments, {len(labels)} labels, {len(gendered)} flags")
+    return texts, labels, [flag == "1" for flag in gendered]
 
 
 def build_classifier(

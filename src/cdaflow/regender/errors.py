@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
+from pathlib import Path
 
 import pandas as pd
 
 from cdaflow.text.tokens import words
 
-__all__ = ["TOKENIZER", "error_rates", "error_rates_tables", "tokens", "word_errors"]
+__all__ = ["TOKENIZER", "closest", "error_rates", "error_rates_tables", "read_outputs", "tokens", "word_errors"]
 
 # The name the tables print beside the rates: how words were counted.
 TOKENIZER = "words:re-unicode-\\w+|punctuation:not-counted|v2"
@@ -120,3 +121,14 @@ def error_rates_tables(
             row |= {"note": "; ".join(notes), "hand_revised": revised.get(name, 0), "tokenizer": TOKENIZER}
             paper_rows.append(row)
     return pd.DataFrame(paper_rows), pd.DataFrame(measured_rows)
+
+
+def read_outputs(paths: Mapping[str, str | Path], segments: int) -> dict[str, list[str]]:
+    """Each system's output lines on one test set; every file must have one line per segment."""
+    outputs = {}
+    for system, path in paths.items():
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        if len(lines) != segments:
+            raise ValueError(f"{path}: {len(lines)} lines for {segments} segments")
+        outputs[system] = lines
+    return outputs

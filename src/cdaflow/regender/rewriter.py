@@ -10,29 +10,41 @@ Sockeye runs as its own command-line tools (``sockeye-prepare-data``, ``sockeye-
 interpreter or on PATH, streams their output into the rule's log and raises, naming the command
 and quoting the end of its log, when one fails. Weights are tied, so the vocabulary is shared
 (``--shared-vocab`` in prepare and train).
+
+A trained model folder is the same on identical runs (:func:`settle_model_folder`): the wall
+times Sockeye writes into ``metrics`` are taken out (the rule's log keeps them), ``args.yaml`` names
+the final folder instead of the temporary one training wrote into, and the state for resuming a
+training (``training_state/``: wall-clock times, RNG state) is dropped, as the workflow never
+resumes one: a rerun trains anew.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from cdaflow.runtime import find_console_script
 
 __all__ = [
+    "RESUME_STATE",
     "SETUPS",
     "TAGS",
+    "WALL_TIME_METRICS",
     "SockeyeError",
     "add_tags",
     "apply_bpe",
     "find_tool",
     "remove_bpe",
     "run_sockeye",
+    "settle_model_folder",
     "train_bpe",
     "train_command",
 ]
@@ -41,6 +53,10 @@ log = logging.getLogger(__name__)
 
 SETUPS = ("nmt", "nmt_t", "nmt_at")
 TAGS = {"N": "<N>", "G": "<G>"}
+# Fields of Sockeye's `metrics` file that measure wall time, so differ between identical runs.
+WALL_TIME_METRICS = ("time-elapsed", "avg-sec-per-sent-val", "decode-walltime-val")
+# Sockeye's folder for continuing a training (it pickles wall-clock times and RNG state).
+RESUME_STATE = "training_state"
 
 
 class SockeyeError(RuntimeError):
@@ -160,3 +176,62 @@ def train_command(prepared: str | os.PathLike[str], dev_source: str | os.PathLik
     if use_cpu:
         arguments.append("--use-cpu")
     return [str(a) for a in arguments]
+
+
+def _strip_wall_times(metrics: Path) -> dict[int, dict[str, str]]:
+    """Remove the wall-time fields from Sockeye's ``metrics`` (``<checkpoint>\t<key>=<value>\t...``)."""
+    removed: dict[int, dict[str, str]] = {}
+    kept_lines = []
+    for number, line in enumerate(metrics.read_text(encoding="utf-8").splitlines(), start=1):
+        checkpoint, *fields = line.split("\t")
+        if not checkpoint.isdigit() or any("=" not in field for field in fields):
+            raise SockeyeError(f"{metrics}:{number}: not a Sockeye metrics line: {line!r}")
+        wall = {key: value for key, _, value in (f.partition("=") for f in fields) if key in WALL_TIME_METRICS}
+        removed[int(checkpoint)] = wall
+        kept_lines.append("\t".join([checkpoint, *(f for f in fields if f.partition("=")[0] not in wall)]) + "\n")
+    metrics.write_text("".join(kept_lines), encoding="utf-8")
+    return removed
+
+
+class _ArgsLoader(yaml.SafeLoader):
+    """Reads Sockeye's ``args.yaml``, whose settings include ``!!python/tuple`` values."""
+
+
+_ArgsLoader.add_constructor("tag:yaml.org,2002:python/tuple", lambda loader, node: tuple(loader.construct_sequence(node)))
+
+
+def _output_of(text: str) -> object:
+    return (yaml.load(text, Loader=_ArgsLoader) or {}).get("output")  # noqa: S506 (a SafeLoader)
+
+
+def _rename_output(args_file: Path, temporary: str, final: str) -> None:
+    """Point ``output:`` of Sockeye's ``args.yaml`` at the final folder (other lines kept as written)."""
+    text = args_file.read_text(encoding="utf-8")
+    if _output_of(text) != temporary:
+        raise SockeyeError(f"{args_file}: field output is not the training folder {temporary}")
+    lines = text.splitlines(keepends=True)
+    found = [i for i, line in enumerate(lines) if line.rstrip("\n") == f"output: {temporary}"]
+    if len(found) != 1:
+        raise SockeyeError(f"{args_file}: expected one line `output: {temporary}`, found {len(found)}")
+    lines[found[0]] = f"output: {final}\n"
+    renamed = "".join(lines)
+    if _output_of(renamed) != final:
+        raise SockeyeError(f"{args_file}: field output: {final!r} does not read back as YAML")
+    args_file.write_text(renamed, encoding="utf-8")
+
+
+def settle_model_folder(folder: str | os.PathLike[str], final: str | os.PathLike[str]) -> dict[int, dict[str, str]]:
+    """Make a model folder `sockeye-train` wrote into `folder` the same on identical runs.
+
+    `final` is the path the folder is moved to afterwards (as the workflow names it, relative to
+    its working directory). Returns the wall-time fields taken out of ``metrics`` per checkpoint,
+    for the log.
+    """
+    folder = Path(folder)
+    for name in ("metrics", "args.yaml"):
+        if not (folder / name).is_file():
+            raise SockeyeError(f"{folder}: no {name}; not a model folder sockeye-train finished")
+    removed = _strip_wall_times(folder / "metrics")
+    _rename_output(folder / "args.yaml", str(folder), str(final))
+    shutil.rmtree(folder / RESUME_STATE, ignore_errors=True)
+    return removed

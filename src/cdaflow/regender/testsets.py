@@ -17,12 +17,22 @@ The label follows from the variant: the segment itself means N, anything else G.
 from __future__ import annotations
 
 import csv
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from cdaflow.regender.tagset import RESOURCES
 
-__all__ = ["TEST_SETS", "GoldSegment", "Revision", "apply_revisions", "check_revision_sets", "read_revisions", "read_test_set"]
+__all__ = [
+    "TEST_SETS",
+    "GoldSegment",
+    "Revision",
+    "apply_revisions",
+    "check_revision_sets",
+    "read_revisions",
+    "read_tagged_test_set",
+    "read_test_set",
+]
 
 ALTERNATIVES = " || "
 TEST_SETS = {
@@ -147,3 +157,23 @@ def check_revision_sets(revisions: dict[tuple[str, str], Revision], test_sets: l
     for (name, _), revision in revisions.items():
         if name not in test_sets:
             raise ValueError(f"{revision.where}: field test_set: {name!r} is not one of {', '.join(test_sets)}")
+
+
+TAGGED_FIELDS = ("id", "text", "label", "variants")
+
+
+def read_tagged_test_set(path: str | Path) -> list[dict]:
+    """The records of a tagged test set (JSON lines of rule regender_tag_testset: id, text, tokens,
+    label, variants, ...); a malformed line raises ValueError naming file, line and field."""
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{number}: not a JSON record ({exc})") from None
+            missing = [field for field in TAGGED_FIELDS if not isinstance(record, dict) or field not in record]
+            if missing:
+                raise ValueError(f"{path}:{number}: field {missing[0]} is missing")
+            records.append(record)
+    return records

@@ -5,7 +5,7 @@ from pathlib import Path
 import torch
 
 from cdaflow.io.atomic import atomic_directory
-from cdaflow.regender.rewriter import run_sockeye, train_command
+from cdaflow.regender.rewriter import run_sockeye, settle_model_folder, train_command
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as log:  # noqa: F821
@@ -17,4 +17,7 @@ with rule_context(snakemake) as log:  # noqa: F821
                                   smk.params.settings, seed=smk.params.seed, use_cpu=use_cpu)
         run_sockeye("sockeye-train", arguments, log_path=smk.log[0],
                     env={"OMP_NUM_THREADS": str(smk.threads), "MKL_NUM_THREADS": str(smk.threads)})
+        # The model folder holds no wall time (the log does), so identical runs give identical folders.
+        for checkpoint, wall_times in settle_model_folder(tmp, smk.output[0]).items():
+            log.info("checkpoint %d: %s", checkpoint, " ".join(f"{k}={v}" for k, v in sorted(wall_times.items())))
     log.info("trained %s on %s", smk.output[0], "CPU" if use_cpu else "GPU")

@@ -1,4 +1,4 @@
-"""Candidate segments of the subtitle corpus, filtered, deduplicated and sharded (rule regender_shard)."""
+"""Candidate segments of the subtitle corpus, filtered, deduplicated and sharded (rule regender_candidates)."""
 
 from pathlib import Path
 

@@ -1,6 +1,5 @@
 """Rewrite one test set with one Sockeye set-up (rule regender_translate)."""
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -8,12 +7,13 @@ import torch
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.regender.rewriter import add_tags, apply_bpe, remove_bpe, run_sockeye
+from cdaflow.regender.testsets import read_tagged_test_set
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     setup = smk.wildcards.setup
-    records = [json.loads(line) for line in Path(smk.input.testset).read_text(encoding="utf-8").splitlines()]
+    records = read_tagged_test_set(smk.input.testset)
     sources = [r["text"] or " ".join(r["tokens"]) for r in records]
     if setup == "nmt_t":
         sources = add_tags(sources, [r["label"] for r in records])  # gold tags

@@ -3,11 +3,10 @@
 import csv
 from pathlib import Path
 
-import pandas as pd
-
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.regender.corpus import corpus_stats, parallel_pairs, split_pairs
+from cdaflow.regender.corpus import parallel_pairs, split_pairs
+from cdaflow.regender.reports import corpus_table
 from cdaflow.regender.testsets import read_test_set
 from cdaflow.runtime import rule_context
 
@@ -40,7 +39,5 @@ with rule_context(snakemake) as log:  # noqa: F821
         handle.write("id\tlabel\tsegment\tvariant\n")
         for i, pair in enumerate(splits["test"], start=1):
             handle.write(f"t{i:06d}\t{pair.label}\t{pair.source}\t{pair.target}\n")
-    table = pd.DataFrame(corpus_stats(splits))
-    table.insert(0, "scale", p.scale)
-    write_tsv_atomic(table, Path(smk.output.stats))
+    write_tsv_atomic(corpus_table(splits, p.scale), Path(smk.output.stats))
     log.info("splits: %s", {name: len(members) for name, members in splits.items()})
