@@ -90,15 +90,15 @@ def model_ref_input(ref):
     return [] if not ref or "package" in ref or "hub" in ref else file_ref_input(ref)
 
 
-# Final targets of each study: every study file registers its `<study>_targets` here when it is
+# Final targets of each study: every study file registers the list of them here when it is
 # included; `studies.<name>.enabled` switches it on.
 STUDY_TARGETS = {}
 
 
 def all_targets():
     targets = ["results/common/parsing_summary.tsv"]
-    for study, targets_of in STUDY_TARGETS.items():
+    for study, study_targets in STUDY_TARGETS.items():
         if enabled(study):
-            targets += targets_of() if callable(targets_of) else targets_of
+            targets += study_targets
     # Comparisons across the enabled studies and the scale notes (cross_study.smk).
     return targets + CROSS_STUDY_TARGETS

@@ -1,59 +1,47 @@
 # Study A (Zmigrod et al. 2019): morphological counterfactual data augmentation.
-# Logic: src/cdaflow/morph_cda/. Per language: training data → reinflection model and MRFs
-# (LIN, NN; BASE is hard-coded) → log α tuned on annotated dev sentences → Table 3 on test.
+# Per language: training data → reinflection model and MRFs (LIN, NN; BASE is hard-coded) → log α
+# tuned on annotated dev sentences → Table 3 on test; then (§5.2) augmented corpora → one LM per
+# corpus → probe phrases → stereotyping and grammaticality. Logic: src/cdaflow/morph_cda/; each
+# rule morph_cda_<stage> runs workflow/scripts/morph_cda/<stage>.py and logs to logs/morph_cda/<stage>.
 
 
 MORPH = config["studies"]["morph_cda"]
+MORPH_OUT = "results/morph_cda"
+MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
+LM_CORPORA = ("original", "swap", "mrf")
+# Languages with corpora to augment (§5.2), and their parsed text: corpus shards, then treebank splits.
+MORPH_EXTRINSIC_LANGUAGES = [
+    lang
+    for lang in MORPH_LANGUAGES
+    if MORPH["languages"][lang]["corpora"] or MORPH["languages"][lang]["corpus_treebanks"]
+]
+MORPH_AUGMENT_INPUTS = {
+    lang: [path for name in MORPH["languages"][lang]["corpora"] for path in corpus_shards(name)]
+    + [split_file(name) for name in MORPH["languages"][lang]["corpus_treebanks"]]
+    for lang in MORPH_EXTRINSIC_LANGUAGES
+}
 
-
-def morph_languages():
-    return list(MORPH["languages"]) if enabled("morph_cda") else []
-
-
-def annotated_split_files(lang):
-    """Treebank splits the language's annotations point into (read when the DAG is built; the
-    config validation has checked that the file exists and names defined splits)."""
-    pairs = cdaflow_config.annotated_splits(MORPH["languages"][lang]["annotations"])
-    return [f"results/common/treebanks/{treebank}/{split}.conllu" for treebank, split in pairs]
-
-
-def morph_cda_targets():
-    targets = [
-        f"results/morph_cda/{lang}/{name}"
-        for lang in morph_languages()
+STUDY_TARGETS["morph_cda"] = (
+    [
+        f"{MORPH_OUT}/{lang}/{name}"
+        for lang in MORPH_LANGUAGES
         for name in ("intrinsic.tsv", "reinflection.tsv", "examples.md")
     ]
-    if MORPH.get("pwn_data_noun"):
-        targets += [
-            f"results/morph_cda/{lang}/wordnet_candidates.tsv"
-            for lang in morph_languages()
+    + (
+        [
+            f"{MORPH_OUT}/{lang}/wordnet_candidates.tsv"
+            for lang in MORPH_LANGUAGES
             if MORPH["languages"][lang].get("wordnet")
         ]
-    if MORPH["extrinsic"]["enabled"] and extrinsic_languages():
-        targets += [f"results/morph_cda/extrinsic/{name}" for name in ("stereotyping.tsv", "fig4.png")]
-    return targets
-
-
-LM_CORPORA = ("original", "swap", "mrf")
-
-
-def extrinsic_languages():
-    """Languages with corpora to augment (§5.2)."""
-    return [
-        lang for lang in morph_languages()
-        if MORPH["languages"][lang]["corpora"] or MORPH["languages"][lang]["corpus_treebanks"]
-    ]
-
-
-def augment_inputs(lang):
-    """Parsed text of a language's extrinsic corpora: corpus shards, then treebank splits."""
-    spec = MORPH["languages"][lang]
-    return [path for name in spec["corpora"] for path in corpus_shards(name)] + [
-        split_file(name) for name in spec["corpus_treebanks"]
-    ]
-
-
-STUDY_TARGETS["morph_cda"] = morph_cda_targets
+        if MORPH.get("pwn_data_noun")
+        else []
+    )
+    + (
+        [f"{MORPH_OUT}/extrinsic/{name}" for name in ("stereotyping.tsv", "fig4.png")]
+        if MORPH["extrinsic"]["enabled"] and MORPH_EXTRINSIC_LANGUAGES
+        else []
+    )
+)
 
 
 rule morph_cda_prepare:
@@ -61,13 +49,18 @@ rule morph_cda_prepare:
     input:
         train=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["train"]],
         dev=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["dev"]],
-        annotated=lambda wc: annotated_split_files(wc.lang),
+        # The treebank splits the annotations point into (read when the job is built; the config
+        # validation has checked that the file exists and names defined splits).
+        annotated=lambda wc: [
+            split_file(f"{treebank}/{split}")
+            for treebank, split in cdaflow_config.annotated_splits(MORPH["languages"][wc.lang]["annotations"])
+        ],
         annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
     output:
-        train="results/morph_cda/{lang}/data/train.conllu",
-        dev="results/morph_cda/{lang}/data/dev.conllu",
-        annotated="results/morph_cda/{lang}/data/annotated.conllu",
-        summary="results/morph_cda/{lang}/data/summary.tsv",
+        train=f"{MORPH_OUT}/{{lang}}/data/train.conllu",
+        dev=f"{MORPH_OUT}/{{lang}}/data/dev.conllu",
+        annotated=f"{MORPH_OUT}/{{lang}}/data/annotated.conllu",
+        summary=f"{MORPH_OUT}/{{lang}}/data/summary.tsv",
     log:
         "logs/morph_cda/prepare/{lang}.log",
     params:
@@ -78,7 +71,7 @@ rule morph_cda_prepare:
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_prepare.py"
+        "../scripts/morph_cda/prepare.py"
 
 
 rule morph_cda_reinflection:
@@ -87,13 +80,8 @@ rule morph_cda_reinflection:
         train=rules.morph_cda_prepare.output.train,
         dev=rules.morph_cda_prepare.output.dev,
     output:
-        model=directory("results/morph_cda/{lang}/models/reinflection"),
-        table=report(
-            "results/morph_cda/{lang}/reinflection.tsv",
-            caption="../report/morph_cda_reinflection.rst",
-            category="Study A: morphological CDA",
-            subcategory="{lang}",
-        ),
+        model=directory(f"{MORPH_OUT}/{{lang}}/models/reinflection"),
+        table=study_report(f"{MORPH_OUT}/{{lang}}/reinflection.tsv", "morph_cda", "reinflection", subcategory="{lang}"),
     log:
         "logs/morph_cda/reinflection/{lang}.log",
     benchmark:
@@ -103,14 +91,13 @@ rule morph_cda_reinflection:
         settings=MORPH["reinflection"],
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_reinflection.py"
+        "../scripts/morph_cda/reinflection.py"
 
 
 rule morph_cda_train_mrf:
@@ -119,7 +106,7 @@ rule morph_cda_train_mrf:
         train=rules.morph_cda_prepare.output.train,
         dev=rules.morph_cda_prepare.output.dev,
     output:
-        directory("results/morph_cda/{lang}/mrf/{param}"),
+        directory(f"{MORPH_OUT}/{{lang}}/mrf/{{param}}"),
     log:
         "logs/morph_cda/train_mrf/{lang}_{param}.log",
     benchmark:
@@ -131,39 +118,30 @@ rule morph_cda_train_mrf:
         settings=MORPH["mrf"],
         features=MORPH["features"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_train_mrf.py"
+        "../scripts/morph_cda/train_mrf.py"
 
 
 rule morph_cda_evaluate:
     """Table 3: BASE, LIN, NN and SWAP on the annotated test sentences; models for `cdaflow cda`."""
     input:
-        mrfs=expand("results/morph_cda/{{lang}}/mrf/{param}", param=MORPH["parameterizations"]),
+        mrfs=[f"{MORPH_OUT}/{{lang}}/mrf/{param}" for param in MORPH["parameterizations"]],
         reinflector=rules.morph_cda_reinflection.output.model,
         annotated=rules.morph_cda_prepare.output.annotated,
         train=rules.morph_cda_prepare.output.train,
         annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
         gazetteer=lambda wc: file_ref_input(MORPH["languages"][wc.lang]["gazetteer"]),
     output:
-        table=report(
-            "results/morph_cda/{lang}/intrinsic.tsv",
-            caption="../report/morph_cda_intrinsic.rst",
-            category="Study A: morphological CDA",
-            subcategory="{lang}",
-        ),
-        by_relation="results/morph_cda/{lang}/intrinsic_by_relation.tsv",
-        tuning="results/morph_cda/{lang}/alpha_tuning.tsv",
-        examples="results/morph_cda/{lang}/examples.md",
-        models=[
-            directory(f"results/morph_cda/{{lang}}/models/{param}")
-            for param in MORPH["parameterizations"]
-        ],
+        table=study_report(f"{MORPH_OUT}/{{lang}}/intrinsic.tsv", "morph_cda", "evaluate", subcategory="{lang}"),
+        by_relation=f"{MORPH_OUT}/{{lang}}/intrinsic_by_relation.tsv",
+        tuning=f"{MORPH_OUT}/{{lang}}/alpha_tuning.tsv",
+        examples=f"{MORPH_OUT}/{{lang}}/examples.md",
+        models=[directory(f"{MORPH_OUT}/{{lang}}/models/{param}") for param in MORPH["parameterizations"]],
     log:
         "logs/morph_cda/evaluate/{lang}.log",
     benchmark:
@@ -178,22 +156,22 @@ rule morph_cda_evaluate:
         gazetteer_member=lambda wc: file_ref_member(MORPH["languages"][wc.lang]["gazetteer"]),
         seed=config["seed"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_evaluate.py"
+        "../scripts/morph_cda/evaluate.py"
 
 
 rule morph_cda_augment:
     """§5.2: the original corpus, its MRF counterfactuals and its naive-swap copies; Table 4."""
     input:
-        parsed=lambda wc: augment_inputs(wc.lang),
-        model="results/morph_cda/{lang}/models/lin",
+        parsed=lambda wc: MORPH_AUGMENT_INPUTS[wc.lang],
+        model=f"{MORPH_OUT}/{{lang}}/models/lin",
     output:
-        corpora=expand("results/morph_cda/{{lang}}/corpora/{corpus}.txt", corpus=LM_CORPORA),
-        stats="results/morph_cda/{lang}/corpora/stats.tsv",
-        nouns="results/morph_cda/{lang}/corpora/noun_counts.tsv",
+        corpora=[f"{MORPH_OUT}/{{lang}}/corpora/{corpus}.txt" for corpus in LM_CORPORA],
+        stats=f"{MORPH_OUT}/{{lang}}/corpora/stats.tsv",
+        nouns=f"{MORPH_OUT}/{{lang}}/corpora/noun_counts.tsv",
     log:
         "logs/morph_cda/augment/{lang}.log",
     benchmark:
@@ -202,22 +180,21 @@ rule morph_cda_augment:
         scale_items="corpus_sentences",
         settings=MORPH["extrinsic"],
         scale=config["scale"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_augment.py"
+        "../scripts/morph_cda/augment.py"
 
 
 rule morph_cda_lm:
     """The BPE-RNNLM of one language and corpus (original, swap, mrf); validation perplexity."""
     input:
-        "results/morph_cda/{lang}/corpora/{corpus}.txt",
+        f"{MORPH_OUT}/{{lang}}/corpora/{{corpus}}.txt",
     output:
-        directory("results/morph_cda/{lang}/lm/{corpus}"),
+        directory(f"{MORPH_OUT}/{{lang}}/lm/{{corpus}}"),
     wildcard_constraints:
         corpus="original|swap|mrf",
     log:
@@ -228,58 +205,57 @@ rule morph_cda_lm:
         scale_items="corpus_sentences",
         settings=MORPH["extrinsic"],
         seed=config["seed"],
-    threads: config["compute"]["threads"]
+    threads: THREADS
     resources:
-        gpu=gpus_for(),
-        mem_mb=config["compute"]["mem_mb"],
+        **job_resources(),
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_lm.py"
+        "../scripts/morph_cda/lm.py"
 
 
 rule morph_cda_probes:
     """Prefix log-likelihoods of the 16 probe phrases per gazetteer noun under each corpus's LM."""
     input:
-        lms=expand("results/morph_cda/{{lang}}/lm/{corpus}", corpus=LM_CORPORA),
-        model="results/morph_cda/{lang}/models/lin",
+        lms=[f"{MORPH_OUT}/{{lang}}/lm/{corpus}" for corpus in LM_CORPORA],
+        model=f"{MORPH_OUT}/{{lang}}/models/lin",
         probes="resources/morph_cda/probes/{lang}.yaml",
     output:
-        "results/morph_cda/{lang}/extrinsic/probes.tsv",
+        f"{MORPH_OUT}/{{lang}}/extrinsic/probes.tsv",
     log:
         "logs/morph_cda/probes/{lang}.log",
-    threads: config["compute"]["threads"]
+    threads: THREADS
     conda:
         f"{ENVS}/torch.yaml"
     script:
-        "../scripts/morph_cda_probes.py"
+        "../scripts/morph_cda/probes.py"
 
 
 rule morph_cda_extrinsic:
     """Fig. 4 and Table 5 (stereotyping, grammaticality), the reduction factors, Fig. 5 and Table 8."""
     input:
-        probes=expand("results/morph_cda/{lang}/extrinsic/probes.tsv", lang=extrinsic_languages()),
-        nouns=expand("results/morph_cda/{lang}/corpora/noun_counts.tsv", lang=extrinsic_languages()),
-        stats=expand("results/morph_cda/{lang}/corpora/stats.tsv", lang=extrinsic_languages()),
-        lms=expand("results/morph_cda/{lang}/lm/{corpus}", lang=extrinsic_languages(), corpus=LM_CORPORA),
+        probes=expand(f"{MORPH_OUT}/{{lang}}/extrinsic/probes.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
+        nouns=expand(f"{MORPH_OUT}/{{lang}}/corpora/noun_counts.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
+        stats=expand(f"{MORPH_OUT}/{{lang}}/corpora/stats.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
+        lms=expand(f"{MORPH_OUT}/{{lang}}/lm/{{corpus}}", lang=MORPH_EXTRINSIC_LANGUAGES, corpus=LM_CORPORA),
     output:
-        table=report("results/morph_cda/extrinsic/stereotyping.tsv", caption="../report/morph_cda_extrinsic.rst", category="Study A: morphological CDA"),
-        reduction="results/morph_cda/extrinsic/reduction.tsv",
-        stereotyped="results/morph_cda/extrinsic/stereotyped_nouns.tsv",
-        table4="results/morph_cda/extrinsic/table4_corpora.tsv",
-        table8="results/morph_cda/extrinsic/table8_probes.tsv",
-        fig4=report("results/morph_cda/extrinsic/fig4.png", caption="../report/morph_cda_extrinsic.rst", category="Study A: morphological CDA"),
-        fig5="results/morph_cda/extrinsic/fig5.png",
+        table=study_report(f"{MORPH_OUT}/extrinsic/stereotyping.tsv", "morph_cda", "extrinsic"),
+        reduction=f"{MORPH_OUT}/extrinsic/reduction.tsv",
+        stereotyped=f"{MORPH_OUT}/extrinsic/stereotyped_nouns.tsv",
+        table4=f"{MORPH_OUT}/extrinsic/table4_corpora.tsv",
+        table8=f"{MORPH_OUT}/extrinsic/table8_probes.tsv",
+        fig4=study_report(f"{MORPH_OUT}/extrinsic/fig4.png", "morph_cda", "extrinsic"),
+        fig5=f"{MORPH_OUT}/extrinsic/fig5.png",
     log:
         "logs/morph_cda/extrinsic.log",
     params:
-        langs=extrinsic_languages(),
+        langs=MORPH_EXTRINSIC_LANGUAGES,
         threshold=MORPH["extrinsic"]["stereotype_threshold"],
         scale=config["scale"],
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/morph_cda_extrinsic.py"
+        "../scripts/morph_cda/extrinsic.py"
 
 
 rule morph_cda_wordnet_gazetteer:
@@ -289,7 +265,7 @@ rule morph_cda_wordnet_gazetteer:
         omw=lambda wc: file_ref_input(MORPH["languages"][wc.lang].get("wordnet")),
         suffixes="resources/morph_cda/wordnet_suffixes.yaml",
     output:
-        "results/morph_cda/{lang}/wordnet_candidates.tsv",
+        f"{MORPH_OUT}/{{lang}}/wordnet_candidates.tsv",
     log:
         "logs/morph_cda/wordnet_gazetteer/{lang}.log",
     params:
@@ -298,4 +274,4 @@ rule morph_cda_wordnet_gazetteer:
     conda:
         f"{ENVS}/base.yaml"
     script:
-        "../scripts/morph_cda_wordnet_gazetteer.py"
+        "../scripts/morph_cda/wordnet_gazetteer.py"

@@ -9,11 +9,12 @@ annotation fails with its file, line and field.
 from __future__ import annotations
 
 import csv
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdaflow.io.conllu import Sentence, words
+from cdaflow.io.conllu import Sentence, read_conllu, words
 
 COLUMNS = ("treebank", "file_split", "sent_id", "eval_split", "noun", "changes", "comment")
 
@@ -139,3 +140,53 @@ def join(
 def annotated_keys(paths: Iterable[Path]) -> set[tuple[str, str, str]]:
     """(treebank, file_split, sent_id) of every annotated sentence: kept out of training."""
     return {a.key for path in paths for a in read_annotations(path)}
+
+
+# The metadata field that names where an annotated sentence came from ("treebank/split"), so a
+# later stage joins the annotations to the sentences of the prepared file again.
+SOURCE_FIELD = "cdaflow_source"
+
+
+def split_source(path: str | Path) -> tuple[str, str]:
+    """(treebank, split) of a treebank split file ``.../<treebank>/<split>.conllu``."""
+    return Path(path).parent.name, Path(path).stem
+
+
+def without_annotated(paths: Iterable[str | Path], keys: set[tuple[str, str, str]]) -> tuple[list[Sentence], int]:
+    """The sentences of the split files, less the annotated ones; and how many were left out."""
+    kept, dropped = [], 0
+    for path in paths:
+        treebank, split = split_source(path)
+        for sentence in read_conllu(path):
+            if (treebank, split, sentence.metadata.get("sent_id")) in keys:
+                dropped += 1
+            else:
+                kept.append(sentence)
+    return kept, dropped
+
+
+def hold_out_dev(train: list[Sentence], seed: int) -> tuple[list[Sentence], list[Sentence]]:
+    """(train, dev) with a fixed tenth of the training trees (at least one) as dev, shuffled by `seed`."""
+    train = list(train)
+    random.Random(seed).shuffle(train)
+    cut = max(1, len(train) // 10)
+    return train[cut:], train[:cut]
+
+
+def sentences_by_key(paths: Iterable[str | Path]) -> dict[tuple[str, str, str], Sentence]:
+    """Every sentence of the split files by (treebank, split, sent_id), its source in its metadata."""
+    by_key = {}
+    for path in paths:
+        treebank, split = split_source(path)
+        for sentence in read_conllu(path):
+            sentence.metadata[SOURCE_FIELD] = f"{treebank}/{split}"
+            by_key[(treebank, split, sentence.metadata.get("sent_id"))] = sentence
+    return by_key
+
+
+def read_joined(annotations_path: Path, prepared: str | Path) -> list[Annotation]:
+    """The annotations joined with the sentences of a prepared file (written with their source)."""
+    sentences = {
+        (*s.metadata[SOURCE_FIELD].split("/"), s.metadata["sent_id"]): s for s in read_conllu(prepared)
+    }
+    return join(read_annotations(annotations_path), sentences)

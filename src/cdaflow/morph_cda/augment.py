@@ -14,16 +14,22 @@ Sentences without an animate noun are copied as they are into both.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from cdaflow.io.conllu import Sentence
+from cdaflow.io.atomic import atomic_file
+from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.cda import CounterfactualGenerator, Gazetteer, Intervention, interventions_for
 
-__all__ = ["AugmentCounts", "augment_corpus", "flip_sets"]
+__all__ = ["CORPORA", "AugmentCounts", "augment_corpus", "count_gazetteer_nouns", "flip_sets", "write_corpora"]
 
 METHODS = ("mrf", "swap")
+# The three corpora of §5.2, each the language model's training text.
+CORPORA = ("original", "swap", "mrf")
 
 
 def flip_sets(n_nouns: int, max_copies: int | None = None) -> list[tuple[int, ...]]:
@@ -101,3 +107,36 @@ def augment_corpus(
             yield _original_text(sentence), made["mrf"][position], made["swap"][position]
 
 
+def count_gazetteer_nouns(
+    sentences: Iterable[Sentence], gazetteer: Gazetteer, counts: Counter[tuple[str, str]]
+) -> Iterator[Sentence]:
+    """Pass the sentences on, counting each gazetteer noun in `counts` by (masculine lemma, its gender)."""
+    for sentence in sentences:
+        for word in words(sentence):
+            found = gazetteer.counterpart(word)
+            if found is None:
+                continue
+            new_lemma, new_gender = found
+            masculine = new_lemma if new_gender == "Masc" else gazetteer.to_masc.get(new_lemma, new_lemma)
+            counts[(masculine, "Fem" if new_gender == "Masc" else "Masc")] += 1
+        yield sentence
+
+
+def write_corpora(
+    augmented: Iterable[tuple[str, list[str], list[str]]],
+    paths: Mapping[str, str | Path],
+    progress: Callable[[int], None] | None = None,
+    every: int = 10000,
+) -> int:
+    """Write the original, swap and mrf corpora (one sentence a line, each original followed by its
+    copies), all three atomically; `progress` hears every `every` sentences. Returns the sentences."""
+    n = 0
+    with contextlib.ExitStack() as stack:
+        files = {name: stack.enter_context(atomic_file(paths[name], "w")) for name in CORPORA}
+        for n, (text, mrf_copies, swap_copies) in enumerate(augmented, start=1):
+            files["original"].write(text + "\n")
+            files["swap"].write(text + "\n" + "".join(c + "\n" for c in swap_copies))
+            files["mrf"].write(text + "\n" + "".join(c + "\n" for c in mrf_copies))
+            if progress is not None and n % every == 0:
+                progress(n)
+    return n

@@ -21,13 +21,8 @@ with rule_context(snakemake) as log:  # noqa: F821
     inventory = TagInventory.from_tags(
         (tag_from_feats(w["feats"], features) for s in train_trees for w in words(s)), features
     )
-    log.info(
-        "%d training trees, %d dev trees, %d tags over %d subtags",
-        len(train_trees),
-        len(dev_trees),
-        inventory.size,
-        len(inventory.subtags),
-    )
+    log.info("%d training trees, %d dev trees, %d tags over %d subtags",
+             len(train_trees), len(dev_trees), inventory.size, len(inventory.subtags))
     model = AgreementMRF(
         inventory,
         smk.wildcards.param,
@@ -51,20 +46,9 @@ with rule_context(snakemake) as log:  # noqa: F821
         seed=smk.params.seed,
         progress=lambda epoch, tr, dv: log.info("epoch %d: train %.4f bits, dev %.4f bits", epoch, tr, dv),
     )
-    log.info(
-        "%s after %d epochs (%.1f s)",
-        "converged" if result.converged else "stopped at max_epochs",
-        result.epochs,
-        result.seconds,
-    )
-    model.cpu().save(
-        Path(smk.output[0]),
-        extra={
-            "training": {
-                **result.record(),  # no wall time: the log above has it
-                "settings": settings,
-                "seed": smk.params.seed,
-            }
-        },
-    )
+    stopped = "converged" if result.converged else "stopped at max_epochs"
+    log.info("%s after %d epochs (%.1f s)", stopped, result.epochs, result.seconds)
+    # No wall time in the record: the log above has it.
+    record = {**result.record(), "settings": settings, "seed": smk.params.seed}
+    model.cpu().save(Path(smk.output[0]), extra={"training": record})
     log.info("saved %s", json.dumps({"epochs": result.epochs, "dev_bits": result.dev_bits[-1]}))
