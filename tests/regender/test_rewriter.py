@@ -1,4 +1,4 @@
-"""The Sockeye wrapper's error handling, tags and the BPE round trip."""
+"""The Sockeye wrapper: error handling, tags, the BPE round trip and model folders free of wall time."""
 
 import importlib.util
 import sys

@@ -197,7 +197,9 @@ class _ArgsLoader(yaml.SafeLoader):
     """Reads Sockeye's ``args.yaml``, whose settings include ``!!python/tuple`` values."""
 
 
-_ArgsLoader.add_constructor("tag:yaml.org,2002:python/tuple", lambda loader, node: tuple(loader.construct_sequence(node)))
+_ArgsLoader.add_constructor(
+    "tag:yaml.org,2002:python/tuple", lambda loader, node: tuple(loader.construct_sequence(node))
+)
 
 
 def _output_of(text: str) -> object:
