@@ -100,8 +100,8 @@ def test_measured_items_reads_the_run_outputs(tmp_path):
         encoding="utf-8",
     )
     for lang, n in (("es", 30), ("fr", 12)):
-        (results / "morph_cda" / lang / "data").mkdir(parents=True)
-        (results / "morph_cda" / lang / "data" / "summary.tsv").write_text(
+        (results / "morph_cda" / lang / "prepare").mkdir(parents=True)
+        (results / "morph_cda" / lang / "prepare" / "summary.tsv").write_text(
             f"scale\tlang\tpart\tsentences\ndemo\t{lang}\ttrain\t{n}\ndemo\t{lang}\tdev\t3\n", encoding="utf-8"
         )
     (results / "regender" / "es" / "candidates").mkdir(parents=True)

@@ -206,7 +206,7 @@ def measured_items(results: str | Path) -> dict[str, float]:
     """Item counts of the run whose outputs are under `results`, for the keys of :func:`paper_items`.
 
     Read from: ``common/parsing_summary.tsv`` (treebank and corpus sentences),
-    ``morph_cda/*/data/summary.tsv`` (train sentences), ``regender/es/candidates/counts.tsv``
+    ``morph_cda/*/prepare/summary.tsv`` (train sentences), ``regender/es/candidates/counts.tsv``
     (candidate lines) and ``regender/es/parallel_stats.tsv`` (train segments),
     ``sentence_bias/snli/*.jsonl`` (pairs), ``gap_subjective/wnc_stats.tsv`` (pairs) and
     ``gap_subjective/sentences/gap-*.tsv`` (examples). A missing output leaves its key out.
@@ -220,7 +220,7 @@ def measured_items(results: str | Path) -> dict[str, float]:
             chosen = table[table["kind"] == kind]
             if len(chosen):
                 items[key] = float(chosen["sentences"].sum())
-    train = [pd.read_csv(path, sep="\t") for path in sorted(results.glob("morph_cda/*/data/summary.tsv"))]
+    train = [pd.read_csv(path, sep="\t") for path in sorted(results.glob("morph_cda/*/prepare/summary.tsv"))]
     if train:
         items["morph_train_sentences"] = float(sum(t.loc[t["part"] == "train", "sentences"].sum() for t in train))
     counts = results / "regender" / "es" / "candidates" / "counts.tsv"

@@ -104,8 +104,8 @@ def test_demo_end_to_end(tmp_path):
         assert float(table["LIN"]["tag_f1"]) > float(table["SWAP"]["tag_f1"]) == 0
         assert (copy / f"results/morph_cda/{lang}/models/lin/cda.json").exists()
         assert "**" in (copy / f"results/morph_cda/{lang}/examples.md").read_text()
-        stats = read_tsv(copy / f"results/morph_cda/{lang}/corpora/stats.tsv")[0]
-        lines = {name: len((copy / f"results/morph_cda/{lang}/corpora/{name}.txt").read_text().splitlines())
+        stats = read_tsv(copy / f"results/morph_cda/{lang}/augment/stats.tsv")[0]
+        lines = {name: len((copy / f"results/morph_cda/{lang}/augment/{name}.txt").read_text().splitlines())
                  for name in ("original", "swap", "mrf")}
         # Every copy is one more line of the swap and MRF corpora.
         assert lines["swap"] == lines["mrf"] == lines["original"] + int(stats["copies"]) > lines["original"]

@@ -57,10 +57,10 @@ rule morph_cda_prepare:
         ],
         annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
     output:
-        train=f"{MORPH_OUT}/{{lang}}/data/train.conllu",
-        dev=f"{MORPH_OUT}/{{lang}}/data/dev.conllu",
-        annotated=f"{MORPH_OUT}/{{lang}}/data/annotated.conllu",
-        summary=f"{MORPH_OUT}/{{lang}}/data/summary.tsv",
+        train=f"{MORPH_OUT}/{{lang}}/prepare/train.conllu",
+        dev=f"{MORPH_OUT}/{{lang}}/prepare/dev.conllu",
+        annotated=f"{MORPH_OUT}/{{lang}}/prepare/annotated.conllu",
+        summary=f"{MORPH_OUT}/{{lang}}/prepare/summary.tsv",
     log:
         "logs/morph_cda/prepare/{lang}.log",
     params:
@@ -106,7 +106,7 @@ rule morph_cda_train_mrf:
         train=rules.morph_cda_prepare.output.train,
         dev=rules.morph_cda_prepare.output.dev,
     output:
-        directory(f"{MORPH_OUT}/{{lang}}/mrf/{{param}}"),
+        directory(f"{MORPH_OUT}/{{lang}}/train_mrf/{{param}}"),
     log:
         "logs/morph_cda/train_mrf/{lang}_{param}.log",
     benchmark:
@@ -130,7 +130,7 @@ rule morph_cda_train_mrf:
 rule morph_cda_evaluate:
     """Table 3: BASE, LIN, NN and SWAP on the annotated test sentences; models for `cdaflow cda`."""
     input:
-        mrfs=[f"{MORPH_OUT}/{{lang}}/mrf/{param}" for param in MORPH["parameterizations"]],
+        mrfs=[f"{MORPH_OUT}/{{lang}}/train_mrf/{param}" for param in MORPH["parameterizations"]],
         reinflector=rules.morph_cda_reinflection.output.model,
         annotated=rules.morph_cda_prepare.output.annotated,
         train=rules.morph_cda_prepare.output.train,
@@ -169,9 +169,9 @@ rule morph_cda_augment:
         parsed=lambda wc: MORPH_AUGMENT_INPUTS[wc.lang],
         model=f"{MORPH_OUT}/{{lang}}/models/lin",
     output:
-        corpora=[f"{MORPH_OUT}/{{lang}}/corpora/{corpus}.txt" for corpus in LM_CORPORA],
-        stats=f"{MORPH_OUT}/{{lang}}/corpora/stats.tsv",
-        nouns=f"{MORPH_OUT}/{{lang}}/corpora/noun_counts.tsv",
+        corpora=[f"{MORPH_OUT}/{{lang}}/augment/{corpus}.txt" for corpus in LM_CORPORA],
+        stats=f"{MORPH_OUT}/{{lang}}/augment/stats.tsv",
+        nouns=f"{MORPH_OUT}/{{lang}}/augment/noun_counts.tsv",
     log:
         "logs/morph_cda/augment/{lang}.log",
     benchmark:
@@ -192,7 +192,7 @@ rule morph_cda_augment:
 rule morph_cda_lm:
     """The BPE-RNNLM of one language and corpus (original, swap, mrf); validation perplexity."""
     input:
-        f"{MORPH_OUT}/{{lang}}/corpora/{{corpus}}.txt",
+        f"{MORPH_OUT}/{{lang}}/augment/{{corpus}}.txt",
     output:
         directory(f"{MORPH_OUT}/{{lang}}/lm/{{corpus}}"),
     wildcard_constraints:
@@ -221,7 +221,7 @@ rule morph_cda_probes:
         model=f"{MORPH_OUT}/{{lang}}/models/lin",
         probes="resources/morph_cda/probes/{lang}.yaml",
     output:
-        f"{MORPH_OUT}/{{lang}}/extrinsic/probes.tsv",
+        f"{MORPH_OUT}/{{lang}}/probes.tsv",
     log:
         "logs/morph_cda/probes/{lang}.log",
     threads: THREADS
@@ -234,9 +234,9 @@ rule morph_cda_probes:
 rule morph_cda_extrinsic:
     """Fig. 4 and Table 5 (stereotyping, grammaticality), the reduction factors, Fig. 5 and Table 8."""
     input:
-        probes=expand(f"{MORPH_OUT}/{{lang}}/extrinsic/probes.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
-        nouns=expand(f"{MORPH_OUT}/{{lang}}/corpora/noun_counts.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
-        stats=expand(f"{MORPH_OUT}/{{lang}}/corpora/stats.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
+        probes=expand(f"{MORPH_OUT}/{{lang}}/probes.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
+        nouns=expand(f"{MORPH_OUT}/{{lang}}/augment/noun_counts.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
+        stats=expand(f"{MORPH_OUT}/{{lang}}/augment/stats.tsv", lang=MORPH_EXTRINSIC_LANGUAGES),
         lms=expand(f"{MORPH_OUT}/{{lang}}/lm/{{corpus}}", lang=MORPH_EXTRINSIC_LANGUAGES, corpus=LM_CORPORA),
     output:
         table=study_report(f"{MORPH_OUT}/extrinsic/stereotyping.tsv", "morph_cda", "extrinsic"),
