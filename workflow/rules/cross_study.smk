@@ -7,7 +7,7 @@ from cdaflow.scale_notes import rule_benchmarks, rule_scale_items, rules_with_gp
 
 CS_OUT = "results/cross_study"
 # Study A's packaged Spanish model (written by morph_cda_evaluate), the one `cdaflow cda` uses by default.
-CS_CDA_MODEL = "results/morph_cda/es/models/lin"
+CS_CDA_MODEL = f"{MORPH_OUT}/es/models/lin"
 CS_B_SYSTEMS = ("rules", "nmt", "nmt_t", "nmt_at")
 CS_A_SYSTEMS = ("cda", "cda_adjectives")
 # Study B's output of each system on each test set.
@@ -39,7 +39,7 @@ CS_STUDY_TARGETS = [
     path
     for study, targets in STUDY_TARGETS.items()
     if study in config["studies"] and enabled(study)
-    for path in (targets() if callable(targets) else targets)
+    for path in targets
 ]
 # all_targets() (helpers.smk) adds these after every study's own.
 CROSS_STUDY_TARGETS = CS_COMPARISONS + [
