@@ -1,6 +1,17 @@
 import pytest
 
-from cdaflow.morph_cda.annotations import AnnotationError, annotated_keys, join, read_annotations
+from cdaflow.io.conllu import write_conllu_atomic
+from cdaflow.morph_cda.annotations import (
+    SOURCE_FIELD,
+    AnnotationError,
+    annotated_keys,
+    hold_out_dev,
+    join,
+    read_annotations,
+    read_joined,
+    sentences_by_key,
+    without_annotated,
+)
 
 HEADER = "treebank\tfile_split\tsent_id\teval_split\tnoun\tchanges\tcomment\n"
 
@@ -60,3 +71,24 @@ def test_misaligned_annotations_fail_loudly(tmp_path, spanish, row, message):
     path = write(tmp_path, row)
     with pytest.raises(AnnotationError, match=message):
         join(read_annotations(path), {("tb", "test", "fig2"): spanish[0]})
+
+
+def test_prepare_keeps_annotated_sentences_out_of_training_and_joins_them_again(tmp_path, spanish):
+    split = tmp_path / "tb" / "test.conllu"
+    split.parent.mkdir()
+    write_conllu_atomic(spanish, split)
+    path = write(tmp_path, "tb\ttest\tfig2\ttest\t2:ingeniero>ingeniera\t1:El>La\t\n")
+    kept, dropped = without_annotated([split], annotated_keys([path]))
+    assert [s.metadata["sent_id"] for s in kept] == ["del"] and dropped == 1
+    by_key = sentences_by_key([split])
+    assert set(by_key) == {("tb", "test", "fig2"), ("tb", "test", "del")}
+    assert by_key[("tb", "test", "fig2")].metadata[SOURCE_FIELD] == "tb/test"
+    # The prepared file carries each sentence's source; the evaluation joins the annotations to it.
+    prepared = tmp_path / "annotated.conllu"
+    write_conllu_atomic([a.sentence for a in join(read_annotations(path), by_key)], prepared)
+    (joined,) = read_joined(path, prepared)
+    assert joined.gold_forms()[:2] == ["La", "ingeniera"]
+    train, dev = hold_out_dev(list(range(25)), seed=1)
+    assert len(dev) == 2 and sorted(train + dev) == list(range(25))
+    assert hold_out_dev(list(range(25)), seed=1) == (train, dev)  # fixed by the seed
+    assert hold_out_dev([7], seed=1) == ([], [7])  # at least one dev tree

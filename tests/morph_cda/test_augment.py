@@ -66,3 +66,36 @@ def test_sentences_without_animate_nouns_pass_through(spanish, generator):  # no
     out = list(augment_corpus(spanish, generator, Gazetteer(), counts=counts))
     assert [(mrf, swap) for _, mrf, swap in out] == [([], []), ([], [])]
     assert counts.animate_percent == 0.0
+
+
+def test_gazetteer_nouns_counted_by_masculine_lemma_and_corpora_written(tmp_path, gazetteer):
+    from collections import Counter
+
+    from cdaflow.morph_cda.augment import CORPORA, count_gazetteer_nouns, write_corpora
+
+    counts: Counter = Counter()
+    sentences = list(count_gazetteer_nouns(parse_conllu_string(TWO_NOUNS), gazetteer, counts))
+    assert len(sentences) == 1 and counts == Counter({("niño", "Masc"): 1, ("ingeniero", "Fem"): 1})
+    paths = {name: tmp_path / f"{name}.txt" for name in CORPORA}
+    heard = []
+    augmented = [("A.", ["B.", "C."], ["D."]), ("E.", [], [])]
+    assert write_corpora(augmented, paths, progress=heard.append, every=2) == 2
+    assert paths["original"].read_text() == "A.\nE.\n"
+    assert paths["mrf"].read_text() == "A.\nB.\nC.\nE.\n"
+    assert paths["swap"].read_text() == "A.\nD.\nE.\n"
+    assert heard == [2]
+
+
+def test_write_corpora_leaves_nothing_when_it_fails(tmp_path):
+    from cdaflow.morph_cda.augment import CORPORA, write_corpora
+
+    paths = {name: tmp_path / f"{name}.txt" for name in CORPORA}
+    paths["swap"].write_text("before\n")
+
+    def failing():
+        yield ("A.", [], [])
+        raise ValueError("sentence 2 has no # text")
+
+    with pytest.raises(ValueError):
+        write_corpora(failing(), paths)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["swap.txt"] and paths["swap"].read_text() == "before\n"

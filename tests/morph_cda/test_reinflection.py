@@ -343,3 +343,20 @@ def test_spanish_gsd_dev_reinflection(shared_data: Path) -> None:
         f"held-out accuracy {accuracy:.3f} on {len(heldout)} items after {seconds:.1f} s"
     )
     assert accuracy > 0.5
+
+
+def test_every_name_imports_from_the_package_and_its_module():
+    import logging
+
+    import cdaflow.morph_cda.reinflection as package
+    from cdaflow.morph_cda.reinflection import batching, lexicon, reinflector, transducer, vocabulary
+
+    assert package.Lexicon is lexicon.Lexicon and package.Reinflector is reinflector.Reinflector
+    assert package.CharTransducer is transducer.CharTransducer and package.CharVocab is vocabulary.CharVocab
+    assert all(hasattr(package, name) for name in package.__all__)
+    rows = [([2, 5, 3], [4], [2, 5, 6, 3]), ([2, 3], [4, 5], [2, 3])]
+    batch = batching.collate(rows)
+    assert batch.src.tolist() == [[2, 5, 3], [2, 3, 0]] and batch.tgt_mask.sum().item() == 6
+    assert batching.collate([row[:2] for row in rows]).tgt is None
+    # Log lines keep the package's name.
+    assert reinflector.log is logging.getLogger("cdaflow.morph_cda.reinflection")
