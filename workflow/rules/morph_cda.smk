@@ -2,7 +2,8 @@
 # Per language: training data → reinflection model and MRFs (LIN, NN; BASE is hard-coded) → log α
 # tuned on annotated dev sentences → Table 3 on test; then (§5.2) augmented corpora → one LM per
 # corpus → probe phrases → stereotyping and grammaticality. Logic: src/cdaflow/morph_cda/; each
-# rule morph_cda_<stage> runs workflow/scripts/morph_cda/<stage>.py and logs to logs/morph_cda/<stage>.
+# rule morph_cda_<stage> runs workflow/scripts/morph_cda/<stage>.py, logs to logs/morph_cda/<stage> and
+# writes results/morph_cda/<lang>/<stage>/ or a named table; models/ holds the folders `cdaflow cda` reads.
 
 
 MORPH = config["studies"]["morph_cda"]
