@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +78,26 @@ BINARY_FILES = {
 }
 
 
+def _tab_rows(
+    path: Path, columns: int, *, header: bool, expected: str | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """(line number, tab-separated fields) of each non-blank UTF-8 line, with at least `columns` fields.
+
+    `header`: the first line is skipped. `expected` words the error's demand (default
+    ``expected <columns>``), which names the file and line.
+    """
+    lines = _read_lines(path, "utf-8")
+    first = 2 if header else 1
+    for lineno, line in enumerate(lines[first - 1 :], first):
+        if not line.strip():
+            continue
+        cols = line.strip().split("\t")
+        if len(cols) < columns:
+            demand = expected or f"expected {columns}"
+            raise ValueError(f"{path}:{lineno}: {demand} tab-separated columns, got {len(cols)}")
+        yield lineno, cols
+
+
 def load_binary(folder: str | Path, task: str) -> dict[str, Split]:
     """MR, CR, SUBJ or MPQA (``BinaryClassifierEval``): one ``"all"`` split, label 1 first then label 0."""
     if task not in BINARY_FILES:
@@ -141,12 +161,7 @@ def load_mrpc(folder: str | Path) -> dict[str, Split]:
     names = ("msr_paraphrase_train.txt", "msr_paraphrase_test.txt")
     for split, path in zip(("train", "test"), _require("MRPC", folder, names)):
         a, b, labels = [], [], []
-        for lineno, line in enumerate(_read_lines(path, "utf-8")[1:], 2):
-            if not line.strip():
-                continue
-            cols = line.strip().split("\t")
-            if len(cols) < 5:
-                raise ValueError(f"{path}:{lineno}: expected 5 tab-separated columns, got {len(cols)}")
+        for _, cols in _tab_rows(path, 5, header=True):
             labels.append(int(cols[0]))
             a.append(_norm(cols[3]))
             b.append(_norm(cols[4]))
@@ -167,12 +182,7 @@ def load_sick(folder: str | Path, kind: str = "entailment") -> dict[str, Split]:
     out = {}
     for split, path in zip(("train", "dev", "test"), _require(task, folder, names)):
         a, b, labels = [], [], []
-        for lineno, line in enumerate(_read_lines(path, "utf-8")[1:], 2):
-            if not line.strip():
-                continue
-            cols = line.strip().split("\t")
-            if len(cols) < 5:
-                raise ValueError(f"{path}:{lineno}: expected 5 tab-separated columns, got {len(cols)}")
+        for lineno, cols in _tab_rows(path, 5, header=True):
             a.append(_norm(cols[1]))
             b.append(_norm(cols[2]))
             if kind == "entailment":
@@ -191,12 +201,7 @@ def load_stsb(folder: str | Path) -> dict[str, Split]:
     names = ("sts-train.csv", "sts-dev.csv", "sts-test.csv")
     for split, path in zip(("train", "dev", "test"), _require("STSBenchmark", folder, names)):
         a, b, scores = [], [], []
-        for lineno, line in enumerate(_read_lines(path, "utf-8"), 1):
-            if not line.strip():
-                continue
-            cols = line.strip().split("\t")
-            if len(cols) < 7:
-                raise ValueError(f"{path}:{lineno}: expected >= 7 tab-separated columns, got {len(cols)}")
+        for _, cols in _tab_rows(path, 7, header=False, expected="expected >= 7"):
             scores.append(float(cols[4]))
             a.append(_norm(cols[5]))
             b.append(_norm(cols[6]))
