@@ -171,11 +171,11 @@ def fetch(
     part.adopt(url, log)
     ends_at = clock() + deadline if deadline is not None else None
     try:
-        size, digest = _download(
-            url, part, retries=retries, backoff=backoff, timeout=timeout, ends_at=ends_at,
-            deadline=deadline, clock=clock, chunk_size=chunk_size, progress=progress, log=log,
-            sleep=sleep,
+        transfer = _Transfer(
+            timeout=timeout, deadline=deadline, ends_at=ends_at, clock=clock, chunk_size=chunk_size,
+            progress=progress, log=log,
         )
+        size, digest = _download(url, part, transfer, retries=retries, backoff=backoff, sleep=sleep)
         if expected is not None and digest != expected:
             where = part.reject(keep_rejected)
             kept = f"; the download is kept at {where} for inspection" if where else ""
@@ -259,36 +259,46 @@ class _Part:
         self.validator = self.total = None
 
 
+@dataclass(frozen=True)
+class _Transfer:
+    """How each request of one download runs: its waits, its deadline, its chunks and its reports."""
+
+    timeout: float
+    deadline: float | None
+    ends_at: float | None  # clock() reading at which `deadline` runs out
+    clock: Callable[[], float]
+    chunk_size: int
+    progress: bool
+    log: Log
+
+    def out_of_time(self, wait: float = 0.0) -> bool:
+        """Whether the deadline has passed, or would pass during a further `wait` seconds."""
+        return self.ends_at is not None and self.clock() + wait >= self.ends_at
+
+
 def _download(
     url: str,
     part: _Part,
+    transfer: _Transfer,
     *,
     retries: int,
     backoff: float,
-    timeout: float,
-    ends_at: float | None,
-    deadline: float | None,
-    clock: Callable[[], float],
-    chunk_size: int,
-    progress: bool,
-    log: Log,
     sleep: Callable[[float], object],
 ) -> tuple[int, str]:
     attempt = 0
     while True:
         try:
-            return _attempt(
-                url, part, timeout=timeout, ends_at=ends_at, deadline=deadline, clock=clock,
-                chunk_size=chunk_size, progress=progress, log=log,
-            )
+            return _attempt(url, part, transfer)
         except _Retryable as exc:
             problem = str(exc)
         if attempt >= retries:
             raise _Incomplete(f"{url}: giving up after {attempt + 1} attempt(s): {problem}")
         delay = backoff * 2**attempt
-        if ends_at is not None and clock() + delay >= ends_at:
-            raise _Incomplete(f"{url}: {_over_deadline(deadline)} (after {attempt + 1} attempt(s): {problem})")
-        emit(log, f"{url}: {problem}; retrying in {delay:g} s ({attempt + 1}/{retries})", logging.WARNING)
+        if transfer.out_of_time(delay):
+            raise _Incomplete(
+                f"{url}: {_over_deadline(transfer.deadline)} (after {attempt + 1} attempt(s): {problem})"
+            )
+        emit(transfer.log, f"{url}: {problem}; retrying in {delay:g} s ({attempt + 1}/{retries})", logging.WARNING)
         sleep(delay)
         attempt += 1
 
@@ -300,18 +310,7 @@ def _over_deadline(deadline: float | None) -> str:
     )
 
 
-def _attempt(
-    url: str,
-    part: _Part,
-    *,
-    timeout: float,
-    ends_at: float | None,
-    deadline: float | None,
-    clock: Callable[[], float],
-    chunk_size: int,
-    progress: bool,
-    log: Log,
-) -> tuple[int, str]:
+def _attempt(url: str, part: _Part, transfer: _Transfer) -> tuple[int, str]:
     """One request; returns (size, sha256) of the complete part file or raises."""
     path = part.path
     offset = path.stat().st_size if path.exists() else 0
@@ -322,7 +321,8 @@ def _attempt(
             # The server answers 200 with the whole new resource if it changed since.
             headers["If-Range"] = part.validator
     request = urllib.request.Request(url, headers=headers)
-    wait = timeout if ends_at is None else max(min(timeout, ends_at - clock()), 0.001)
+    timeout, ends_at = transfer.timeout, transfer.ends_at
+    wait = timeout if ends_at is None else max(min(timeout, ends_at - transfer.clock()), 0.001)
     try:
         response = urllib.request.urlopen(request, timeout=wait)
     except urllib.error.HTTPError as exc:
@@ -341,8 +341,8 @@ def _attempt(
         raise DownloadError(f"{url}: invalid URL: {exc}") from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", None) or exc
-        if ends_at is not None and clock() >= ends_at:
-            raise _Incomplete(f"{url}: {_over_deadline(deadline)}") from None
+        if transfer.out_of_time():
+            raise _Incomplete(f"{url}: {_over_deadline(transfer.deadline)}") from None
         raise _Retryable(f"network error: {reason!s} ({type(exc).__name__})") from None
 
     with response:
@@ -364,12 +364,15 @@ def _attempt(
                     f"{response.headers.get('Content-Range')!r}; restarting from zero"
                 )
             with open(path, "rb") as fh:
-                while chunk := fh.read(chunk_size):
+                while chunk := fh.read(transfer.chunk_size):
                     digest.update(chunk)
             mode = "ab"
         elif response.status == 200:
             if offset:
-                emit(log, f"{url}: server ignored the Range request (or the file changed); restarting from zero")
+                emit(
+                    transfer.log,
+                    f"{url}: server ignored the Range request (or the file changed); restarting from zero",
+                )
             offset = 0
             mode = "wb"
             part.start(url, response, length)
@@ -377,14 +380,14 @@ def _attempt(
             raise DownloadError(f"{url}: unexpected HTTP {response.status} {response.reason}")
         total = offset + length if length is not None else None
         received = 0
-        bar = _progress_bar(path, total=total, initial=offset, enabled=progress)
+        bar = _progress_bar(path, total=total, initial=offset, enabled=transfer.progress)
         try:
             with open(path, mode) as fh:
                 while True:
                     try:
                         # read1 returns what has arrived (at most one wait of `timeout`), so a
                         # server that drips bytes is seen by the deadline check below.
-                        chunk = response.read1(chunk_size)
+                        chunk = response.read1(transfer.chunk_size)
                     except (OSError, http.client.HTTPException) as exc:
                         # IncompleteRead here is, among others, chunked encoding never terminated.
                         raise _Retryable(
@@ -401,9 +404,9 @@ def _attempt(
                     digest.update(chunk)
                     received += len(chunk)
                     bar.update(len(chunk))
-                    if ends_at is not None and clock() >= ends_at:
+                    if transfer.out_of_time():
                         raise _Incomplete(
-                            f"{url}: {_over_deadline(deadline)}: received {offset + received} of "
+                            f"{url}: {_over_deadline(transfer.deadline)}: received {offset + received} of "
                             f"{total if total is not None else 'unknown'} bytes"
                         )
         finally:
