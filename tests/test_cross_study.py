@@ -20,6 +20,7 @@ from cdaflow.cross_study import (
     cda_on_regender_testset,
     gap_subjective_bias,
     infersent_scorer,
+    infersent_scorer_of_rule,
     paired_difference,
     parse_segments,
     regender_comparison,
@@ -368,4 +369,21 @@ def test_infersent_scorer_reads_study_d_files_and_scores_as_its_parts(tmp_path):
         np.testing.assert_allclose(getattr(ours, name), getattr(direct, name), rtol=1e-6)
     assert ours.abs.shape == (3,) and (ours.f >= 0).all() and (ours.m <= 0).all() and ours.abs.max() > 0
     with pytest.raises(FileNotFoundError, match="vectors folder"):
-        infersent_scorer(tmp_path, tmp_path / "model", tmp_path / "direction.npy", tmp_path / "words.txt", pretrained=False)
+        infersent_scorer(
+            tmp_path, tmp_path / "model", tmp_path / "direction.npy", tmp_path / "words.txt", pretrained=False
+        )
+    # A rule's view of the same files: the encoder as a one-path input list; the member name is
+    # read only for pretrained weights; a GPU resource on a machine without CUDA runs on the CPU.
+    from types import SimpleNamespace
+
+    rule = SimpleNamespace(
+        input=SimpleNamespace(
+            vectors=tmp_path / "vectors", encoder=[str(tmp_path / "model")],
+            direction=tmp_path / "direction.npy", words=tmp_path / "words.txt",
+        ),
+        params=SimpleNamespace(pretrained=False, encoder_member="not-read.pkl"),
+        resources=SimpleNamespace(gpu=0),
+    )  # fmt: skip
+    from_rule = infersent_scorer_of_rule(rule)(sentences)
+    for name in ("f", "m", "abs"):
+        np.testing.assert_array_equal(getattr(from_rule, name), getattr(ours, name))

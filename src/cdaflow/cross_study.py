@@ -59,6 +59,7 @@ __all__ = [
     "cda_on_regender_testset",
     "gap_subjective_bias",
     "infersent_scorer",
+    "infersent_scorer_of_rule",
     "parse_segments",
     "paired_difference",
     "regender_comparison",
@@ -398,6 +399,21 @@ def infersent_scorer(
     opened = open_vectors(vectors)
     model = InferSent.load_any(encoder, opened, pretrained=pretrained, device=device)
     return encoder_bias_scorer(model, opened, np.load(direction), GenderWordList.load(words))
+
+
+def infersent_scorer_of_rule(smk: Any) -> Scorer:
+    """:func:`infersent_scorer` from a rule's files: inputs ``vectors``, ``encoder``, ``direction``
+    and ``words``, params ``pretrained`` and ``encoder_member``; on CUDA when the rule holds a GPU."""
+    import torch
+
+    from cdaflow.runtime import input_path
+
+    p = smk.params
+    return infersent_scorer(
+        smk.input.vectors, input_path(smk.input.encoder, p.encoder_member if p.pretrained else None),
+        smk.input.direction, smk.input.words, pretrained=p.pretrained,
+        device="cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu",
+    )  # fmt: skip
 
 
 def _score_pairs(table: pd.DataFrame, score: Scorer) -> pd.DataFrame:

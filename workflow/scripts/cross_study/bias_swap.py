@@ -2,9 +2,7 @@
 
 from pathlib import Path
 
-import torch
-
-from cdaflow.cross_study import bias_scores_of_swapped, bias_summary, infersent_scorer
+from cdaflow.cross_study import bias_scores_of_swapped, bias_summary, infersent_scorer_of_rule
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.nli import read_snli
@@ -13,11 +11,7 @@ from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     p = smk.params
-    score = infersent_scorer(
-        smk.input.vectors, input_path(smk.input.encoder, p.encoder_member if p.pretrained else None),
-        smk.input.direction, smk.input.words, pretrained=p.pretrained,
-        device="cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu",
-    )  # fmt: skip
+    score = infersent_scorer_of_rule(smk)
     # The swapper of rule sentence_bias_corpora: Appendix A's word pairs and the top SSA names.
     ssa = input_path(smk.input.names, p.ssa_member)
     female, male = read_ssa_names(ssa, n=p.names) if ssa else ([], [])

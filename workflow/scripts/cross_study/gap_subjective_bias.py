@@ -3,21 +3,16 @@
 from pathlib import Path
 
 import pandas as pd
-import torch
 
-from cdaflow.cross_study import bias_summary, gap_subjective_bias, infersent_scorer
+from cdaflow.cross_study import bias_summary, gap_subjective_bias, infersent_scorer_of_rule
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as log:  # noqa: F821
     smk = snakemake  # noqa: F821
     p = smk.params
-    score = infersent_scorer(
-        smk.input.vectors, input_path(smk.input.encoder, p.encoder_member if p.pretrained else None),
-        smk.input.direction, smk.input.words, pretrained=p.pretrained,
-        device="cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu",
-    )  # fmt: skip
+    score = infersent_scorer_of_rule(smk)
     tables = []
     for split, gap_path, subjective_path in zip(p.splits, smk.input.gap, smk.input.subjective, strict=True):
         table = gap_subjective_bias(read_gap(gap_path), read_gap(subjective_path), score, source=subjective_path)
