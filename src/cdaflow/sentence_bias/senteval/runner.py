@@ -100,15 +100,8 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
         res = inner_kfold_eval(
             _features(encode, split, batch_size), split.labels, kfold=kfold, seed=seed, solver=solver
         )
-        return {
-            "metric": "acc",
-            "score": res["acc"],
-            "acc": res["acc"],
-            "devacc": res["devacc"],
-            "n": len(split),
-            "kfold": kfold,
-            **sizes,
-        }
+        # The C chosen inside each outer fold differs from fold to fold: the row names none.
+        return _accuracy_row(res, len(split), sizes, chosen_c=False, kfold=kfold)
     if spec.protocol == "kfold":
         train, test = data["train"], data["test"]
         res = kfold_eval(
@@ -120,16 +113,7 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
             seed=seed,
             solver=solver,
         )
-        row = {
-            "metric": "acc",
-            "score": res["acc"],
-            "acc": res["acc"],
-            "devacc": res["devacc"],
-            "C": res["C"],
-            "n": len(test),
-            "kfold": kfold,
-            **sizes,
-        }
+        row = _accuracy_row(res, len(test), sizes, chosen_c=True, kfold=kfold)
         if spec.name == "MRPC":
             from sklearn.metrics import f1_score
 
@@ -139,15 +123,7 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
     if spec.protocol == "split":
         test = data["test"]
         res = split_eval(*_split_features(encode, data, batch_size), seed=seed, solver=solver)
-        return {
-            "metric": "acc",
-            "score": res["acc"],
-            "acc": res["acc"],
-            "devacc": res["devacc"],
-            "C": res["C"],
-            "n": len(test),
-            **sizes,
-        }
+        return _accuracy_row(res, len(test), sizes, chosen_c=True)
     if spec.protocol == "relatedness":
         test = data["test"]
         res = relatedness_eval(*_split_features(encode, data, batch_size), seed=seed)
@@ -163,6 +139,20 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
             **sizes,
         }
     raise AssertionError(spec.protocol)
+
+
+def _accuracy_row(
+    res: dict[str, Any], n: int, sizes: dict[str, int], *, chosen_c: bool, kfold: int | None = None
+) -> dict[str, Any]:
+    """A classification task's result row: accuracy as the score, the classifier's ``C`` with
+    `chosen_c`, the test size, ``kfold`` where folds were used, then the split sizes."""
+    row: dict[str, Any] = {"metric": "acc", "score": res["acc"], "acc": res["acc"], "devacc": res["devacc"]}
+    if chosen_c:
+        row["C"] = res["C"]
+    row["n"] = n
+    if kfold is not None:
+        row["kfold"] = kfold
+    return {**row, **sizes}
 
 
 def run_senteval(
