@@ -1,33 +1,9 @@
-"""File formats shared by the studies (CoNLL-U in :mod:`cdaflow.io.conllu`)."""
+"""File formats shared by the studies (CoNLL-U in :mod:`cdaflow.io.conllu`).
 
-from cdaflow.io.conllu import (
-    ConlluError,
-    Sentence,
-    SourceInfo,
-    feats_dict,
-    new_sentence,
-    parse_conllu_string,
-    read_conllu,
-    source_info,
-    surface_tokens,
-    validate_sentence,
-    words,
-    write_conllu,
-    write_conllu_atomic,
-)
+The package re-exports the CoNLL-U module's public names, listed once in its ``__all__``.
+"""
 
-__all__ = [
-    "ConlluError",
-    "Sentence",
-    "SourceInfo",
-    "feats_dict",
-    "new_sentence",
-    "parse_conllu_string",
-    "read_conllu",
-    "source_info",
-    "surface_tokens",
-    "validate_sentence",
-    "words",
-    "write_conllu",
-    "write_conllu_atomic",
-]
+from cdaflow.io import conllu as _conllu
+from cdaflow.io.conllu import *  # noqa: F403
+
+__all__ = list(_conllu.__all__)
