@@ -1,23 +1,9 @@
-"""Text processing shared by the studies: parser backends in :mod:`cdaflow.text.parsing`."""
+"""Text processing shared by the studies: parser backends in :mod:`cdaflow.text.parsing`.
 
-from cdaflow.text.parsing import (
-    BACKENDS,
-    GoldParser,
-    Parser,
-    ParserUnavailable,
-    SpacyParser,
-    StanzaParser,
-    get_parser,
-    parse_text_file,
-)
+The package re-exports the parsing module's public names, listed once in its ``__all__``.
+"""
 
-__all__ = [
-    "BACKENDS",
-    "GoldParser",
-    "Parser",
-    "ParserUnavailable",
-    "SpacyParser",
-    "StanzaParser",
-    "get_parser",
-    "parse_text_file",
-]
+from cdaflow.text import parsing as _parsing
+from cdaflow.text.parsing import *  # noqa: F403
+
+__all__ = list(_parsing.__all__)
