@@ -22,3 +22,18 @@ def test_value_by_name_and_errors_name_the_file(tmp_path):
         paper.load("demo", tmp_path)
     (tmp_path / "demo/paper.yaml").write_text("citation: x\nvalues:\n  t1: {value: {es: 1.0, fr: 2.5}, source: T1}\n")
     assert paper.value("demo", "t1", tmp_path) == {"es": 1.0, "fr": 2.5}
+
+
+def test_read_yaml_mapping_names_the_file_in_the_callers_error(tmp_path):
+    class Wrong(ValueError):
+        pass
+
+    good = tmp_path / "good.yaml"
+    good.write_text("\ufeffclaims: [1, 2]\n", encoding="utf-8")
+    assert paper.read_yaml_mapping(good, "claims", list, "a list `claims`", Wrong)["claims"] == [1, 2]
+    with pytest.raises(Wrong, match=r"good\.yaml: expected a mapping of `values`"):
+        paper.read_yaml_mapping(good, "values", dict, "a mapping of `values`", Wrong)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("a: [\n", encoding="utf-8")
+    with pytest.raises(Wrong, match=r"broken\.yaml: cannot read: "):
+        paper.read_yaml_mapping(broken, "a", list, "a list", Wrong)

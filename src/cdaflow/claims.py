@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from cdaflow import paper
 
@@ -126,12 +125,9 @@ def load_claims(path: str | Path) -> Ledger:
     (``resources/claims.yaml``: ``resources/<study>/paper.yaml``), checked; a malformed file raises
     :class:`ClaimsError`."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ClaimsError(f"{path}: cannot read: {exc}") from exc
-    if not isinstance(data, Mapping) or not isinstance(data.get("claims"), list):
-        raise ClaimsError(f"{path}: expected a mapping with a list `claims`")
+    data = paper.read_yaml_mapping(
+        path, "claims", list, "a mapping with a list `claims`", ClaimsError, encoding="utf-8"
+    )
     paper_values: dict[str, dict[str, Any]] = {}
     for study in paper.studies(path.parent):
         try:

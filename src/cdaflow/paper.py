@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["PaperError", "STUDIES", "load", "paper_file", "studies", "value"]
+__all__ = ["PaperError", "STUDIES", "load", "paper_file", "read_yaml_mapping", "studies", "value"]
 
 # The four papers; cross_study holds the paper-scale item counts of the scale notes.
 STUDIES = ("morph_cda", "regender", "gap_subjective", "sentence_bias", "cross_study")
@@ -50,13 +50,22 @@ def _check_value(value: Any, where: str) -> None:
             _check_value(inner, f"{where}.{key}")
 
 
-def _load(path: Path) -> dict[str, dict[str, Any]]:
+def read_yaml_mapping(
+    path: Path, key: str, kind: type, expected: str, error: type[Exception], *, encoding: str = "utf-8-sig"
+) -> Mapping[str, Any]:
+    """The YAML mapping of `path`, whose `key` holds a `kind`; else `error` naming the file
+    (``cannot read: ...``, or ``expected <expected>``)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        data = yaml.safe_load(path.read_text(encoding=encoding))
     except (OSError, yaml.YAMLError) as exc:
-        raise PaperError(f"{path}: cannot read: {exc}") from exc
-    if not isinstance(data, Mapping) or not isinstance(data.get("values"), Mapping):
-        raise PaperError(f"{path}: expected a mapping with `citation` and `values`")
+        raise error(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(data, Mapping) or not isinstance(data.get(key), kind):
+        raise error(f"{path}: expected {expected}")
+    return data
+
+
+def _load(path: Path) -> dict[str, dict[str, Any]]:
+    data = read_yaml_mapping(path, "values", Mapping, "a mapping with `citation` and `values`", PaperError)
     values = {}
     for name, entry in data["values"].items():
         where = f"{path}: values.{name}"
