@@ -175,7 +175,8 @@ def load_claims(path: str | Path) -> Ledger:
         claims.append(
             Claim(
                 id=str(ident), study=str(entry["study"]), claim=" ".join(str(entry["claim"]).split()),
-                check=check, paper=tuple(entry.get("paper") or ()), missing=" ".join(str(entry.get("missing", "")).split()),
+                check=check, paper=tuple(entry.get("paper") or ()),
+                missing=" ".join(str(entry.get("missing", "")).split()),
                 missing_table=" ".join(str(entry.get("missing_table", "")).split()),
             )
         )
@@ -249,7 +250,9 @@ def _operand(operand: Any, tables: _Tables, paper_values: Mapping[str, Mapping[s
     for name in nonzero:
         # A rate over no items (recall of a class absent from the set) says nothing.
         if (chosen[name].map(_number).fillna(0) == 0).any():
-            raise NotComputable(f"results/{relative}: {name} is 0 at {selector} (no such items), so {column} cannot be judged")
+            raise NotComputable(
+                f"results/{relative}: {name} is 0 at {selector} (no such items), so {column} cannot be judged"
+            )
     values = chosen[column].map(_number)
     aggregate = operand.get("aggregate")
     if aggregate is None:
@@ -383,7 +386,9 @@ def render_section(table: pd.DataFrame, *, link: str = "claims.tsv") -> str:
         verdict = f"**{verdict}**" if row["verdict"] == HOLDS else verdict
         lines.append(
             "| "
-            + " | ".join(_cell(v) for v in (row["id"], row["claim"], row["paper_value"], row["ours"], row["scale"], verdict))
+            + " | ".join(
+                _cell(v) for v in (row["id"], row["claim"], row["paper_value"], row["ours"], row["scale"], verdict)
+            )
             + " |"
         )
     return "\n".join(lines) + "\n"
