@@ -108,7 +108,7 @@ def test_unknown_parameterization_and_language(spanish):
 
 def test_edge_potentials_match_the_definition(spanish):
     inventory = inventory_of(spanish)
-    model = AgreementMRF(inventory, "lin", "es")
+    model = AgreementMRF(inventory, "lin", "es", arc_frames=False)  # the paper's arc types
     with torch.no_grad():
         model.W.normal_()
     batch = Batch.build([encode(spanish[0], inventory)])
@@ -160,7 +160,7 @@ def test_a_word_without_gender_carries_one_when_asked():
 
     (sentence,) = parse_conllu_string(MEJOR)
     inventory = inventory_of([sentence])
-    model = AgreementMRF(inventory, "lin", "es")
+    model = AgreementMRF(inventory, "lin", "es", arc_frames=False)  # W set by the paper's arc types
     gender = [i for i, sub in enumerate(inventory.subtags) if sub.startswith("Gender=")]
     batch = Batch.build([encode(sentence, inventory)])
     with torch.no_grad():  # agreement in gender on det and nsubj arcs, none elsewhere
@@ -210,3 +210,158 @@ def test_a_verb_carries_no_gender():
     fem = inventory.index(("Gender=Fem", "Number=Sing"))
     carried = model.intervene(batch, [[(1, fem)]], log_alpha=1.0, carry_gender=True)
     assert inventory.tags[int(carried[0, 3])] == ("Gender=Masc", "Number=Sing")
+
+
+# -- arc frames -------------------------------------------------------------------------------
+def conllu(*rows):
+    """A sentence from (form, lemma, upos, feats, head, deprel) rows."""
+    from cdaflow.io.conllu import parse_conllu_string
+
+    lines = [
+        f"{i}\t{form}\t{lemma}\t{upos}\t_\t{feats or '_'}\t{head}\t{deprel}\t_\t_"
+        for i, (form, lemma, upos, feats, head, deprel) in enumerate(rows, start=1)
+    ]
+    return parse_conllu_string("\n".join(lines) + "\n\n")[0]
+
+
+M, F = "Gender=Masc|Number=Sing", "Gender=Fem|Number=Sing"
+FIN = "Number=Sing|Person=3|VerbForm=Fin"
+
+
+def passive(gender, gold=True):
+    """El/La director(a) fue elegido/a: UD's aux:pass + nsubj:pass, or a parser's aux + nsubj."""
+    g = M if gender == "Masc" else F
+    return conllu(
+        ("El" if gender == "Masc" else "La", "el", "DET", g, 2, "det"),
+        ("director" if gender == "Masc" else "directora", "director", "NOUN", g, 4, "nsubj:pass" if gold else "nsubj"),
+        ("fue", "ser", "AUX", FIN, 4, "aux:pass" if gold else "aux"),
+        ("elegido" if gender == "Masc" else "elegida", "elegir", "VERB", g + "|VerbForm=Part", 0, "root"),
+    )
+
+
+def perfect(gender):
+    """El/La director(a) ha elegido: the participle of a perfect never agrees."""
+    g = M if gender == "Masc" else F
+    return conllu(
+        ("El" if gender == "Masc" else "La", "el", "DET", g, 2, "det"),
+        ("director" if gender == "Masc" else "directora", "director", "NOUN", g, 4, "nsubj"),
+        ("ha", "haber", "AUX", FIN, 4, "aux"),
+        ("elegido", "elegir", "VERB", M + "|VerbForm=Part", 0, "root"),
+    )
+
+
+def test_arc_frames_tell_passives_from_perfects_in_gold_and_parsed_trees():
+    from cdaflow.morph_cda.model import FRAMES, arc_frames
+
+    def frame_of_subject(sentence):
+        heads, frames = arc_frames(words(sentence))
+        return FRAMES[frames[1]], list(heads)
+
+    assert frame_of_subject(passive("Masc", gold=True)) == ("be", [2, 4, 4, 0])
+    assert frame_of_subject(passive("Masc", gold=False)) == ("be", [2, 4, 4, 0])  # ser, whatever the label
+    assert frame_of_subject(perfect("Masc")) == ("aux", [2, 4, 4, 0])
+    copula = conllu(
+        ("El", "el", "DET", M, 2, "det"), ("abuelo", "abuelo", "NOUN", M, 4, "nsubj"),
+        ("estaba", "estar", "AUX", FIN, 4, "cop"), ("cansado", "cansado", "ADJ", M, 0, "root"),
+    )
+    heads, frames = arc_frames(words(copula))
+    assert [FRAMES[f] for f in frames] == ["none", "be", "none", "none"]  # det and cop: inside the phrase
+
+
+def test_predicative_complements_hang_on_the_subject_across_genderless_verbs():
+    from cdaflow.morph_cda.model import FRAMES, arc_frames
+
+    # La periodista llegó tarde y estaba cansada (spaCy's tree): cansada is a conj of llegó
+    relay = conllu(
+        ("La", "el", "DET", F, 2, "det"), ("periodista", "periodista", "NOUN", "Number=Sing", 3, "nsubj"),
+        ("llegó", "llegar", "VERB", FIN, 0, "root"), ("tarde", "tarde", "ADV", "", 3, "advmod"),
+        ("y", "y", "CCONJ", "", 7, "cc"), ("estaba", "estar", "AUX", FIN, 7, "cop"),
+        ("cansada", "cansado", "ADJ", F, 3, "conj"),
+    )
+    heads, frames = arc_frames(words(relay))
+    assert heads[6] == 2 and FRAMES[frames[6]] == "relay"
+    # El camarero, que parecía cansado, …: a relative pronoun subject stands for its antecedent
+    relative = conllu(
+        ("El", "el", "DET", M, 2, "det"), ("camarero", "camarero", "NOUN", M, 0, "root"),
+        ("que", "que", "PRON", "PronType=Rel", 4, "nsubj"), ("parecía", "parecer", "VERB", FIN, 2, "acl"),
+        ("cansado", "cansado", "ADJ", M, 4, "xcomp"),
+    )
+    heads, frames = arc_frames(words(relative))
+    assert heads[4] == 2 and FRAMES[frames[4]] == "relay"
+    # … publicó una novela y se hizo famosa: the conjoined verb shares its subject
+    shared = conllu(
+        ("La", "el", "DET", F, 2, "det"), ("escritora", "escritor", "NOUN", F, 3, "nsubj"),
+        ("publicó", "publicar", "VERB", FIN, 0, "root"), ("novela", "novela", "NOUN", F, 3, "obj"),
+        ("y", "y", "CCONJ", "", 6, "cc"), ("hizo", "hacer", "VERB", FIN, 3, "conj"),
+        ("famosa", "famoso", "ADJ", F, 6, "obj"),
+    )
+    heads, frames = arc_frames(words(shared))
+    assert heads[6] == 2 and FRAMES[frames[6]] == "relay"
+    assert heads[3] == 3  # a noun object stays where it is
+    # el día en que el niño estaba cansado: the clause agrees with its own subject
+    own = conllu(
+        ("el", "el", "DET", M, 2, "det"), ("día", "día", "NOUN", M, 0, "root"),
+        ("que", "que", "PRON", "PronType=Rel", 7, "obl"), ("el", "el", "DET", M, 5, "det"),
+        ("niño", "niño", "NOUN", M, 7, "nsubj"), ("estaba", "estar", "AUX", FIN, 7, "cop"),
+        ("cansado", "cansado", "ADJ", M, 2, "acl"),
+    )
+    heads, frames = arc_frames(words(own))
+    assert heads[6] == 2 and FRAMES[frames[6]] == "subject"
+
+
+def test_arc_frames_learn_that_passives_agree_and_perfects_do_not():
+    """Trained on passives (agreeing) and perfects (never agreeing), only the framed model can
+    change the passive participle and keep the perfect's: the paper's arc types are the same."""
+    treebank = [passive(g) for g in ("Masc", "Fem")] * 6 + [perfect(g) for g in ("Masc", "Fem")] * 6
+    inventory = inventory_of(treebank)
+    to_fem = inventory.index(("Gender=Fem", "Number=Sing"))
+    decisions = {}
+    for frames in (True, False):
+        torch.manual_seed(0)
+        model = AgreementMRF(inventory, "lin", "es", arc_frames=frames, tag_prior=True)
+        batches = make_batches([encode(s, inventory) for s in treebank], 8)
+        train(model, batches, batches, lr=0.05, weight_decay=0.0, max_epochs=40, seed=0)
+        tests = [passive("Masc", gold=False), perfect("Masc")]
+        batch = Batch.build([encode(s, inventory) for s in tests])
+        fixed = [[(0, to_fem), (1, to_fem)]] * 2  # la directora
+        tags = model.intervene(batch, fixed, log_alpha=1.0)
+        decisions[frames] = [inventory.tags[int(tags[i, 3])] for i in range(2)]
+    assert decisions[True] == [("Gender=Fem", "Number=Sing"), ("Gender=Masc", "Number=Sing")]
+    assert decisions[False][0] == decisions[False][1]  # one arc type: the same choice for both
+
+
+def test_nouns_keep_their_gender_unless_intervened():
+    sentence = conllu(  # Vi al hijo del vecino.
+        ("Vi", "ver", "VERB", FIN, 0, "root"), ("el", "el", "DET", M, 3, "det"),
+        ("hijo", "hijo", "NOUN", M, 1, "obj"), ("el", "el", "DET", M, 5, "det"),
+        ("vecino", "vecino", "NOUN", M, 3, "nmod"),
+    )
+    tags = [tag_from_feats(w["feats"]) for w in words(sentence)]
+    inventory = TagInventory.from_tags(tags + [("Gender=Fem", "Number=Sing")])
+    model = AgreementMRF(inventory, "lin", "es", arc_frames=False)
+    batch = Batch.build([encode(sentence, inventory)])
+    with torch.no_grad():
+        for j in (1, 3, 4):  # the articles and the nmod: strong agreement
+            for g, sub in enumerate(inventory.subtags):
+                if sub.startswith("Gender="):
+                    model.W[int(batch.triple[0, j]), g, g] = 5.0
+    masc, fem = (inventory.index((f"Gender={g}", "Number=Sing")) for g in ("Masc", "Fem"))
+    free = model.intervene(batch, [[(2, fem)]], log_alpha=1.0)
+    kept = model.intervene(batch, [[(2, fem)]], log_alpha=1.0, inherent_gender=("NOUN", "PROPN"))
+    assert [int(t) for t in free[0]] == [int(batch.tags[0, 0]), fem, fem, fem, fem]  # vecino changed too
+    assert [int(t) for t in kept[0]] == [int(batch.tags[0, 0]), fem, fem, masc, masc]  # hija del vecino
+
+
+def test_arc_frames_are_saved_and_old_folders_load_as_the_papers(spanish, tmp_path):
+    import json
+
+    inventory = inventory_of(spanish)
+    AgreementMRF(inventory, "nn", "es").save(tmp_path / "framed")
+    assert AgreementMRF.load(tmp_path / "framed").arc_frames
+    old = AgreementMRF(inventory, "lin", "es", arc_frames=False)
+    old.save(tmp_path / "old")
+    config = json.loads((tmp_path / "old" / "config.json").read_text())
+    del config["arc_frames"]
+    (tmp_path / "old" / "config.json").write_text(json.dumps(config))
+    assert not AgreementMRF.load(tmp_path / "old").arc_frames
+    assert not AgreementMRF(inventory, "base", "es").arc_frames  # the baseline has no frames

@@ -18,6 +18,13 @@ dependent). Three ways to get W:
 
 φ_i is α on the word's observed tag and 1 elsewhere; it is used only at intervention time and
 never learned. Relations are UD's universal part (``nsubj:pass`` → ``nsubj``).
+
+With ``arc_frames`` (the project's model; False is the paper's) an arc's type also holds its
+frame (FRAMES, :func:`arc_frames`): whether the predicate has a copula or a "be" auxiliary
+(passives and copulas agree with the subject, *fue elegida*) or another auxiliary (*ha
+elegido* does not), whether a dependent clause has a subject of its own, and predicative
+complements across a genderless verb hang on the subject (*llegó tarde y estaba cansada*).
+The frames are read off the tree the same way for gold UD trees and a parser's.
 """
 
 from __future__ import annotations
@@ -51,6 +58,30 @@ POS_INDEX = {p: i for i, p in enumerate(UPOS)}  # unknown → len(UPOS)
 REL_INDEX = {r: i for i, r in enumerate(DEPRELS)}
 N_POS, N_REL = len(UPOS) + 1, len(DEPRELS) + 1
 
+# Arc frames (``arc_frames=True``): what kind of predicate a clause-level arc belongs to, read off
+# the tree the same way for gold UD trees and a parser's. A participle or adjective agrees with
+# its subject under a copula or a "be" auxiliary (passives; *está cansado*, *fue elegido*; French
+# and Italian perfects with être/essere) and not under another auxiliary (*ha elegido*): the
+# arc type (head POS, dependent POS, relation) alone mixes the two.
+#   none:  no copula or auxiliary on either end, or a relation inside the noun phrase;
+#   be:    a copula, a passive auxiliary or an auxiliary whose lemma is a copula's (BE_LEMMAS);
+#   aux:   another auxiliary (haber, avoir, avere, modals);
+#   relay: a predicative conj/xcomp/advcl of a genderless verb, hung on that verb's subject
+#          (*La periodista llegó tarde y estaba cansada*: *llegó* has no gender to pass on);
+#   subject: a dependent clause with a subject of its own, which it agrees with instead
+#          (*el día en que el niño estaba cansado*), or a relative clause predicate whose
+#          subject is elided (*los lugares donde están empadronadas*); a relative pronoun
+#          subject (*que*, *quien*) stands for the head noun and keeps the predicate's frame.
+FRAMES = ("none", "be", "aux", "relay", "subject")
+N_FRAMES = len(FRAMES)
+BE_LEMMAS = frozenset({"ser", "estar", "être", "essere", "היה"})
+# Relations inside a noun phrase (and function words): a copula of the clause says nothing of them.
+PHRASE_RELATIONS = frozenset(
+    "det amod nummod nmod case compound flat fixed punct cc mark cop aux clf goeswith".split()
+)
+RELAY_RELATIONS = frozenset({"conj", "xcomp", "advcl"})
+SUBJECT_POS = frozenset({"NOUN", "PROPN", "PRON"})
+
 # Hard-coded baseline relations: (controller POS set, target POS set) per language.
 BASELINE_RELATIONS = {
     "es": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
@@ -72,16 +103,119 @@ def relation(deprel: str | None) -> str:
 
 @dataclass
 class EncodedSentence:
-    """One sentence's syntactic words as integer arrays (heads 1-based, 0 = root)."""
+    """One sentence's syntactic words as integer arrays (heads 1-based, 0 = root).
+
+    ``framed_heads`` and ``frames`` are the tree and arc frames of ``arc_frames`` models
+    (:func:`arc_frames`); the paper's models use ``heads`` and no frame.
+    """
 
     heads: np.ndarray
     pos: np.ndarray
     rel: np.ndarray
     tags: np.ndarray
+    framed_heads: np.ndarray | None = None
+    frames: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.framed_heads is None:
+            self.framed_heads = self.heads.copy()
+        if self.frames is None:
+            self.frames = np.zeros_like(self.heads)
+
+
+def _predicate_frame(children: list[dict]) -> str:
+    """The frame a word's own copula or auxiliaries give it (``none`` without either)."""
+    frame = "none"
+    for child in children:
+        rel, lemma = (child["deprel"] or ""), (child["lemma"] or "").lower()
+        if rel.split(":")[0] == "cop" or (rel.split(":")[0] == "aux" and (rel.endswith(":pass") or lemma in BE_LEMMAS)):
+            return "be"
+        if rel.split(":")[0] == "aux":
+            frame = "aux"
+    return frame
+
+
+def _is_relative(word: dict) -> bool:
+    return "Rel" in ((word["feats"] or {}).get("PronType") or "")
+
+
+def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """(1-based heads, frame id of each word's arc to its head) of an ``arc_frames`` tree.
+
+    The tree is UD's but for relayed words. A predicate without a subject of its own that is a
+    conj, xcomp or advcl (or an adjective in obj: AnCora's *quedó encantado*, *se hizo famosa*)
+    of a word without a gender (a finite verb), or a conj of any predicate, hangs on that word's
+    subject instead, with frame ``relay``. The subject is found as enhanced UD propagates it: a
+    head's own nominal subject, the antecedent of a relative pronoun subject (*el camarero, que
+    parecía cansado*), or the subject of the predicate the head is itself conjoined to
+    (*publicó … y se hizo famosa*).
+    A move that would make a cycle is not made, so the result is always a tree.
+    """
+    children: dict[int, list[dict]] = {}
+    for w in ws:
+        children.setdefault(int(w["head"] or 0), []).append(w)
+    by_id = {int(w["id"]): w for w in ws}
+    own = {int(w["id"]): _predicate_frame(children.get(int(w["id"]), [])) for w in ws}
+    heads = np.array([int(w["head"] or 0) for w in ws], dtype=np.int64)
+    frames = np.zeros(len(ws), dtype=np.int64)
+
+    def subject_of(word_id: int, depth: int = 0) -> int | None:
+        word = by_id[word_id]
+        for child in children.get(word_id, []):
+            if relation(child["deprel"]) == "nsubj" and child["upos"] in SUBJECT_POS:
+                if _is_relative(child):
+                    head = int(word["head"] or 0)
+                    return head if relation(word["deprel"]) == "acl" and head else None
+                return int(child["id"])
+        head = int(word["head"] or 0)
+        if head and depth < len(ws) and relation(word["deprel"]) in RELAY_RELATIONS:
+            return subject_of(head, depth + 1)
+        return None
+
+    def below(node: int, ancestor: int) -> bool:  # in the current tree
+        steps = 0
+        while node and steps <= len(ws):
+            if node == ancestor:
+                return True
+            node, steps = int(heads[node - 1]), steps + 1
+        return False
+
+    for index, w in enumerate(ws):
+        head, rel = int(w["head"] or 0), relation(w["deprel"])
+        if head == 0 or rel in PHRASE_RELATIONS:
+            continue
+        head_word = by_id[head]
+        subjects_of_word = [c for c in children.get(int(w["id"]), []) if relation(c["deprel"]) == "nsubj"]
+        relative = any(_is_relative(c) for c in subjects_of_word)
+        if rel != "nsubj" and subjects_of_word and not relative:
+            frames[index] = FRAMES.index("subject")
+            continue
+        if rel == "acl" and own[int(w["id"])] != "none" and not relative:
+            # a relative clause predicate without a relative pronoun subject (*donde están
+            # empadronadas*, *de la cual está enamorado*): its subject is elided, rarely the noun
+            frames[index] = FRAMES.index("subject")
+            continue
+        predicative = rel in RELAY_RELATIONS or (
+            rel == "obj"
+            and w["upos"] == "ADJ"
+            and not any(relation(c["deprel"]) in ("det", "case") for c in children.get(int(w["id"]), []))
+        )
+        # conjoined predicates share the subject (*están cansados pero contentos*): each hangs on
+        # it rather than on the conjunct before, so one changed subject is one arc away from all
+        if predicative and (rel == "conj" or "Gender" not in (head_word["feats"] or {})):
+            subject = subject_of(head)
+            if subject and subject != int(w["id"]) and not below(subject, int(w["id"])):
+                heads[index] = subject
+                frames[index] = FRAMES.index("relay")
+                continue
+        frame = own[int(w["id"])] if own[int(w["id"])] != "none" else own[head]
+        frames[index] = FRAMES.index(frame)
+    return heads, frames
 
 
 def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
     ws = words(sentence)
+    framed_heads, frames = arc_frames(ws)
     return EncodedSentence(
         heads=np.array([int(w["head"] or 0) for w in ws], dtype=np.int64),
         pos=np.array([POS_INDEX.get(w["upos"], len(UPOS)) for w in ws], dtype=np.int64),
@@ -90,12 +224,19 @@ def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
             [inventory.index(tag_from_feats(w["feats"], inventory.features)) for w in ws],
             dtype=np.int64,
         ),
+        framed_heads=framed_heads,
+        frames=frames,
     )
 
 
 @dataclass
 class Batch:
-    """A padded batch ready for the MRF: trees grouped by depth plus per-arc features."""
+    """A padded batch ready for the MRF: trees grouped by depth plus per-arc features.
+
+    Two views of the same sentences: UD's tree with (head POS, dependent POS, relation) arc
+    types (``trees``, ``triple``: the paper's model), and the ``arc_frames`` tree with the
+    frame folded into each arc type (``framed_trees``, ``framed_type``).
+    """
 
     trees: TreeBatch
     triple: Tensor  # [B, N] (head POS, dependent POS, relation) id; 0 for roots/padding
@@ -104,25 +245,39 @@ class Batch:
     rel: Tensor  # [B, N]
     tags: Tensor  # [B, N] observed tag ids; 0 for padding
     size: int
+    framed_trees: TreeBatch | None = None
+    framed_type: Tensor | None = None  # [B, N] ((head POS, dependent POS, relation), frame) id
 
     @classmethod
     def build(cls, sentences: Sequence[EncodedSentence], device: torch.device | str = "cpu") -> Batch:
         trees = TreeBatch.from_heads([s.heads.tolist() for s in sentences], device=device)
+        same = all(np.array_equal(s.heads, s.framed_heads) for s in sentences)
+        framed_trees = (
+            trees if same else TreeBatch.from_heads([s.framed_heads.tolist() for s in sentences], device=device)
+        )
         b, n = len(sentences), int(max((len(s.heads) for s in sentences), default=0))
         pos = np.zeros((b, n), dtype=np.int64)
         rel = np.zeros((b, n), dtype=np.int64)
         tags = np.zeros((b, n), dtype=np.int64)
         head_pos = np.zeros((b, n), dtype=np.int64)
+        framed_head_pos = np.zeros((b, n), dtype=np.int64)
+        frames = np.zeros((b, n), dtype=np.int64)
         for i, s in enumerate(sentences):
             length = len(s.heads)
             pos[i, :length], rel[i, :length], tags[i, :length] = s.pos, s.rel, s.tags
             head_pos[i, :length] = np.where(s.heads > 0, s.pos[np.maximum(s.heads - 1, 0)], 0)
+            framed_head_pos[i, :length] = np.where(s.framed_heads > 0, s.pos[np.maximum(s.framed_heads - 1, 0)], 0)
+            frames[i, :length] = s.frames
         triple = (head_pos * N_POS + pos) * N_REL + rel
+        # relayed arcs (conj, xcomp, advcl, an adjective's obj) are one relation: a predicative
+        # complement of the subject, whatever the parser called it
+        framed_rel = np.where(frames == FRAMES.index("relay"), REL_INDEX["xcomp"], rel)
+        framed_type = ((framed_head_pos * N_POS + pos) * N_REL + framed_rel) * N_FRAMES + frames
 
         def t(a: np.ndarray) -> Tensor:
             return torch.as_tensor(a, device=device)
 
-        return cls(trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b)
+        return cls(trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type))
 
 
 class AgreementMRF(nn.Module):
@@ -138,6 +293,7 @@ class AgreementMRF(nn.Module):
         n2: int = 3,
         nn_link: str = "identity",
         tag_prior: bool = False,
+        arc_frames: bool = True,
     ) -> None:
         super().__init__()
         if parameterization not in PARAMETERIZATIONS:
@@ -152,6 +308,9 @@ class AgreementMRF(nn.Module):
         if nn_link not in NN_LINKS:
             raise ValueError(f"unknown nn_link {nn_link!r}; use one of {NN_LINKS}")
         self.n1, self.n2, self.nn_link = n1, n2, nn_link
+        # Arc types with their frame (FRAMES) on the arc_frames tree; the baseline has no use for it.
+        self.arc_frames = arc_frames and parameterization != "base"
+        frames = N_FRAMES if self.arc_frames else 1
         # A learned log-prior per (POS, tag), used in training only. Without it the edges must
         # also carry how common each tag is (masculine more than feminine): a word with many
         # arcs then sums that preference over all of them and resists a change its controller
@@ -162,11 +321,13 @@ class AgreementMRF(nn.Module):
         c = len(inventory.subtags)
         self.register_buffer("multi_hot", inventory.multi_hot())
         if parameterization == "lin":
-            self.W = nn.Parameter(torch.zeros(N_POS * N_POS * N_REL, c, c))
+            self.W = nn.Parameter(torch.zeros(N_POS * N_POS * N_REL * frames, c, c))
         elif parameterization == "nn":
             self.pos_embedding = nn.Embedding(N_POS, n2)
             self.rel_embedding = nn.Embedding(N_REL, n2)
-            self.V = nn.Linear(3 * n2, n1, bias=False)
+            if self.arc_frames:
+                self.frame_embedding = nn.Embedding(N_FRAMES, n2)
+            self.V = nn.Linear((4 if self.arc_frames else 3) * n2, n1, bias=False)
             self.U = nn.Parameter(torch.randn(c, c, n1) * 0.1)
         else:
             self.register_buffer("W_base", self._baseline_matrices())
@@ -187,22 +348,29 @@ class AgreementMRF(nn.Module):
                 W[b, a] = agree  # and the other way round (copular and relative clauses)
         return W
 
+    def trees(self, batch: Batch) -> TreeBatch:
+        """The tree this model reads: UD's, or the arc_frames one (relayed words moved)."""
+        return batch.framed_trees if self.arc_frames else batch.trees
+
     def arc_matrices(self, batch: Batch) -> tuple[Tensor, Tensor]:
         """(W per distinct arc type [U, c, c], index of each arc's type [B, N])."""
+        types = batch.framed_type if self.arc_frames else batch.triple
         if self.parameterization == "lin":
-            unique, inverse = torch.unique(batch.triple, return_inverse=True)
+            unique, inverse = torch.unique(types, return_inverse=True)
             return self.W.index_select(0, unique), inverse
         if self.parameterization == "base":
             pair = batch.head_pos * N_POS + batch.dep_pos
             unique, inverse = torch.unique(pair, return_inverse=True)
             return self.W_base.view(N_POS * N_POS, *self.W_base.shape[2:]).index_select(0, unique), inverse
-        unique, inverse = torch.unique(batch.triple, return_inverse=True)
-        head_pos = unique // (N_POS * N_REL)
-        dep_pos = (unique // N_REL) % N_POS
-        rel = unique % N_REL
-        features = torch.cat(
-            [self.pos_embedding(head_pos), self.pos_embedding(dep_pos), self.rel_embedding(rel)], dim=-1
-        )
+        unique, inverse = torch.unique(types, return_inverse=True)
+        triple = unique // N_FRAMES if self.arc_frames else unique
+        head_pos = triple // (N_POS * N_REL)
+        dep_pos = (triple // N_REL) % N_POS
+        rel = triple % N_REL
+        parts = [self.pos_embedding(head_pos), self.pos_embedding(dep_pos), self.rel_embedding(rel)]
+        if self.arc_frames:
+            parts.append(self.frame_embedding(unique % N_FRAMES))
+        features = torch.cat(parts, dim=-1)
         hidden = torch.tanh(self.V(features))  # [U, n1]
         weights = torch.einsum("cdn,un->ucd", self.U, hidden)
         return (torch.exp(weights) if self.nn_link == "exp" else weights), inverse
@@ -221,7 +389,8 @@ class AgreementMRF(nn.Module):
             unary = self.prior[batch.dep_pos]
         else:
             unary = edge.table.new_zeros(batch.size, batch.trees.max_len, self.inventory.size)
-        return log_partition(unary, edge, batch.trees) - score(batch.tags, unary, edge, batch.trees)
+        trees = self.trees(batch)
+        return log_partition(unary, edge, trees) - score(batch.tags, unary, edge, trees)
 
     @torch.no_grad()
     def intervene(
@@ -231,6 +400,7 @@ class AgreementMRF(nn.Module):
         log_alpha: float,
         *,
         carry_gender: bool = False,
+        inherent_gender: Sequence[str] = (),
     ) -> Tensor:
         """MAP tags after fixing some words' tags (0-based word index, new tag id) per sentence.
 
@@ -241,9 +411,15 @@ class AgreementMRF(nn.Module):
         plus a gender at no cost (φ = α as on its own tag), and gets its own tag back in the
         result. In *Este profesor es el mejor* the article hangs on *mejor*, which has no gender
         in UD; without a carrier nothing links *el* to *profesor*.
+
+        Words of a part of speech in `inherent_gender` (nouns: their gender is their own, not
+        agreement) keep their tag unless an intervention fixes it. Otherwise a noun linked by a
+        weak arc (*nmod*, *conj*) flips with its whole noun phrase once α is low enough for
+        the chains of agreement the counterfactual needs (*estaba cansado y contento*).
         """
         edge = self.edge_potentials(batch)
-        b, n, k = batch.size, batch.trees.max_len, self.inventory.size
+        trees = self.trees(batch)
+        b, n, k = batch.size, trees.max_len, self.inventory.size
         device = edge.table.device
         allowed = self.inventory.gender_variants().to(device)
         clamp = allowed[batch.tags]  # [B, N, K]
@@ -257,11 +433,16 @@ class AgreementMRF(nn.Module):
             carriers &= torch.isin(batch.dep_pos.to(device), carrier_pos).unsqueeze(-1)
             clamp |= carriers
             unary.masked_fill_(carriers, log_alpha)
+        if inherent_gender:
+            inherent = torch.tensor([POS_INDEX[p] for p in inherent_gender], device=device)
+            keep = torch.isin(batch.dep_pos.to(device), inherent)  # [B, N]
+            own = torch.nn.functional.one_hot(batch.tags.to(device), k).bool()
+            clamp = torch.where(keep.unsqueeze(-1), own, clamp)
         for i, pairs in enumerate(fixed):
             for position, tag in pairs:
                 clamp[i, position] = False
                 clamp[i, position, tag] = True
-        tags, _ = map_assign(unary, edge, batch.trees, clamp)
+        tags, _ = map_assign(unary, edge, trees, clamp)
         if carry_gender:
             carried = carriers.gather(2, tags.clamp(min=0).unsqueeze(-1)).squeeze(-1) & (tags >= 0)
             for i, pairs in enumerate(fixed):
@@ -279,6 +460,7 @@ class AgreementMRF(nn.Module):
             "n2": self.n2,
             "nn_link": self.nn_link,
             "tag_prior": self.tag_prior,
+            "arc_frames": self.arc_frames,
         }
 
     def save(self, directory: Path, extra: dict[str, Any] | None = None) -> None:
@@ -305,6 +487,7 @@ class AgreementMRF(nn.Module):
             # Folders saved before nn_link existed hold the paper's exp link.
             nn_link=config.get("nn_link", "exp"),
             tag_prior=config.get("tag_prior", False),
+            arc_frames=config.get("arc_frames", False),
         )
         model.load_state_dict(torch.load(directory / "state.pt", map_location=device, weights_only=True))
         return model.to(device)
