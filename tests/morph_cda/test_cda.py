@@ -185,3 +185,84 @@ def test_interventions_for_uses_the_shared_intervention(generator, spanish):
     (found,) = interventions_for(spanish[0], gazetteer, generator, "flip")
     word = words(spanish[0])[1]
     assert found == gender_intervention(1, word, generator, "Fem", form="ingeniera", lemma="ingeniera")
+
+
+def spacy_like(text_rows):
+    """One sentence from tab-separated (form, lemma, upos, feats, head, deprel) rows."""
+    lines = [
+        "\t".join([str(i), form, lemma, upos, "_", feats or "_", str(head), deprel, "_", "_"])
+        for i, (form, lemma, upos, feats, head, deprel) in enumerate(text_rows, start=1)
+    ]
+    return parse_conllu_string("\n".join(lines) + "\n\n")[0]
+
+
+FIN = "Number=Plur|Person=3|VerbForm=Fin"
+
+
+def test_a_lower_case_propn_in_the_list_is_read_as_a_noun_with_its_number(generator):
+    from cdaflow.morph_cda.cda import _with_parts_of_speech
+    from cdaflow.morph_cda.model import POS_INDEX
+
+    # spaCy: "Los reyes fueron recibidos." with reyes PROPN and no features
+    sentence = spacy_like([
+        ("Los", "el", "DET", "Gender=Masc|Number=Plur", 2, "det"), ("reyes", "reyes", "PROPN", "", 4, "nsubj"),
+        ("fueron", "ser", "AUX", FIN, 4, "aux"), ("recibidos", "recibir", "VERB", "Gender=Masc|Number=Plur", 0, "root"),
+    ])
+    plurals = {("rey", "Masc"): "reyes", ("reina", "Fem"): "reinas"}
+    gazetteer = Gazetteer({"rey": "reina"}, {"reina": "rey"}, plurals=plurals)
+    (found,) = interventions_for(sentence, gazetteer, generator, "to-fem")
+    assert (found.form, found.upos, found.tag) == ("reinas", "NOUN", ("Gender=Fem", "Number=Plur"))
+    encoded = generator._encode(sentence)
+    assert _with_parts_of_speech(encoded, [found]).pos[1] == POS_INDEX["NOUN"]
+    assert encoded.pos[1] == POS_INDEX["PROPN"]  # the shared encoding is left as it was
+
+
+def test_a_bare_predicate_noun_the_lexicon_knows_as_an_adjective_is_read_as_one(generator):
+    from cdaflow.morph_cda.model import POS_INDEX
+
+    def predicate(lemma, with_article):
+        rows = [("El", "el", "DET", "Gender=Masc|Number=Sing", 2, "det"),
+                ("niño", "niño", "NOUN", "Gender=Masc|Number=Sing", 4, "nsubj"),
+                ("es", "ser", "AUX", "Number=Sing|Person=3", 4, "cop"),
+                (lemma, lemma, "NOUN", "Gender=Masc|Number=Sing", 0, "root")]
+        if with_article:
+            rows = rows[:3] + [("un", "uno", "DET", "Gender=Masc|Number=Sing", 5, "det")] + [rows[3][:4] + (0, "root")]
+            rows[1] = rows[1][:4] + (5, "nsubj")
+            rows[2] = rows[2][:4] + (5, "cop")
+        return spacy_like(rows)
+
+    # the lexicon has "alto" and "experto" as adjectives (LEXICON), not "pueblo"
+    assert generator._encode(predicate("alto", False)).pos[3] == POS_INDEX["ADJ"]
+    assert generator._encode(predicate("pueblo", False)).pos[3] == POS_INDEX["NOUN"]
+    assert generator._encode(predicate("alto", True)).pos[4] == POS_INDEX["NOUN"]  # "un alto": a noun
+
+
+def test_a_fused_preposition_is_read_as_its_article(generator):
+    from cdaflow.morph_cda.model import POS_INDEX, REL_INDEX
+
+    sentence = spacy_like([  # spaCy's one token "del"
+        ("la", "el", "DET", "Gender=Fem|Number=Sing", 2, "det"),
+        ("hija", "hijo", "NOUN", "Gender=Fem|Number=Sing", 0, "root"),
+        ("del", "del", "ADP", "", 4, "case"), ("vecino", "vecino", "NOUN", "Gender=Masc|Number=Sing", 2, "nmod"),
+    ])
+    encoded = generator._encode(sentence)
+    assert (encoded.pos[2], encoded.rel[2]) == (POS_INDEX["DET"], REL_INDEX["det"])
+    (result,) = generator.generate([sentence], [[Intervention(3, ("Gender=Fem", "Number=Sing"), form="vecina")]])
+    assert result.counterfactual == "la hija de la vecina"
+
+
+def test_nouns_keep_their_gender_setting_is_saved(generator, reinflector, tmp_path):
+    import json
+
+    from cdaflow.morph_cda.cda import INHERENT_GENDER
+
+    assert generator.inherent_gender == INHERENT_GENDER == ("NOUN", "PROPN")
+    reinflector.save(tmp_path / "reinflection")
+    gazetteer = tmp_path / "g.tsv"
+    gazetteer.write_text("masculine\tfeminine\tenglish\ningeniero\tingeniera\tengineer\n", encoding="utf-8")
+    save_model(tmp_path / "model", generator.mrf, tmp_path / "reinflection", gazetteer, 1.0)
+    assert load_model(tmp_path / "model")[0].inherent_gender == INHERENT_GENDER
+    settings = json.loads((tmp_path / "model" / "cda.json").read_text())
+    del settings["inherent_gender"]  # a folder saved before the setting existed
+    (tmp_path / "model" / "cda.json").write_text(json.dumps(settings))
+    assert load_model(tmp_path / "model")[0].inherent_gender == ()

@@ -275,3 +275,10 @@ def test_every_configured_gazetteer_loads(config, path):
             pytest.skip(f"biasCDA's {path[1]} is absent")
         path = folder / "biasCDA" / "animacy" / path[1]
     assert len(Gazetteer.read(path)) >= 100
+
+
+def test_lookup_gives_the_number_of_the_form(gazetteer):
+    """A plural form the list knows is plural even without a Number feature (spaCy's PROPN slips)."""
+    assert gazetteer.lookup(word("reyes", "reyes", "", upos="NOUN")).number == "Plur"
+    assert gazetteer.lookup(word("reina", "reina", "", upos="NOUN")).number == "Sing"
+    assert gazetteer.lookup(word("hijos", "hijo", "Gender=Masc|Number=Plur")).number == "Plur"

@@ -17,12 +17,16 @@ from typing import Any
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.gazetteer import Gazetteer
-from cdaflow.morph_cda.model import AgreementMRF, Batch, encode
+from cdaflow.morph_cda.model import POS_INDEX, REL_INDEX, AgreementMRF, Batch, EncodedSentence, encode, relation
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.surface import CONTRACTIONS, detokenize, match_case, surface
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
 
 DIRECTIONS = ("flip", "to-fem", "to-masc")
+# Parts of speech whose gender is their own, not agreement: only an intervention changes it. In
+# the annotated sentences of Table 3 no Spanish noun but the intervened one changes (1 of 280
+# changes); letting them flip only adds whole noun phrases changed by weak arcs.
+INHERENT_GENDER = ("NOUN", "PROPN")
 
 # Single-word fused preposition + article (spaCy's output; UD AnCora 2.2's "del"/"al"): the
 # word gets its article's agreement features so the MRF can flip them, and its new form is
@@ -56,6 +60,7 @@ class Intervention:
     tag: Tag
     form: str | None = None
     lemma: str | None = None
+    upos: str | None = None  # the part of speech the MRF reads for the word, when not the parser's
 
 
 @dataclass
@@ -78,12 +83,15 @@ class CounterfactualGenerator:
         log_alpha: float,
         *,
         carry_gender: bool = False,
+        inherent_gender: Sequence[str] = INHERENT_GENDER,
     ) -> None:
         self.mrf = mrf
         self.reinflector = reinflector
+        self._adjectives: frozenset[str] | None = None  # lemmas the reinflection lexicon has as ADJ
         self.lang = lang
         self.log_alpha = log_alpha
         self.carry_gender = carry_gender  # see AgreementMRF.intervene
+        self.inherent_gender = tuple(inherent_gender)  # parts of speech that keep their gender
         self.inventory = mrf.inventory
         self.device = next(iter(mrf.buffers())).device
 
@@ -96,8 +104,46 @@ class CounterfactualGenerator:
 
     def _encode(self, sentence: Sentence):
         encoded = encode(sentence, self.inventory)
-        encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in words(sentence)]
+        ws = words(sentence)
+        encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in ws]
+        for index in self._predicate_adjectives(ws):
+            encoded.pos[index] = POS_INDEX["ADJ"]
+        fused = FUSED.get(self.lang, {})
+        for index, w in enumerate(ws):
+            if w["upos"] == "ADP" and w["form"].lower() in fused and gender_of(self.word_tag(w)):
+                # a fused preposition + article (*del*, *al*) is read as the treebanks split it:
+                # its article, a det of the noun
+                encoded.pos[index], encoded.rel[index] = POS_INDEX["DET"], REL_INDEX["det"]
         return encoded
+
+    def _predicate_adjectives(self, ws: list[dict]) -> list[int]:
+        """Bare predicate nouns the MRF reads as adjectives (0-based indices).
+
+        A parser may tag a predicate adjective NOUN (spaCy: *El abuelo estaba enfermo*). In the
+        training treebanks a predicate NOUN agrees with its subject about half the time, an ADJ
+        nearly always, so the tag decides. A NOUN with a copula and no determiner whose lemma
+        the reinflection lexicon (the same treebanks) attests as an adjective is read as one.
+        """
+        lexicon = getattr(self.reinflector, "lexicon", None)
+        if lexicon is None:
+            return []
+        adjectives = self._adjective_lemmas(lexicon)
+        children: dict[int, set[str]] = {}
+        for w in ws:
+            children.setdefault(int(w["head"] or 0), set()).add(relation(w["deprel"]))
+        return [
+            index
+            for index, w in enumerate(ws)
+            if w["upos"] == "NOUN"
+            and "cop" in children.get(int(w["id"]), set())
+            and "det" not in children.get(int(w["id"]), set())
+            and (w["lemma"] or w["form"]).lower() in adjectives
+        ]
+
+    def _adjective_lemmas(self, lexicon) -> frozenset[str]:
+        if self._adjectives is None:
+            self._adjectives = frozenset(lemma for lemma, upos, *_ in lexicon.entries() if upos == "ADJ")
+        return self._adjectives
 
     def generate(
         self,
@@ -114,14 +160,16 @@ class CounterfactualGenerator:
         # combination): encode each distinct sentence once.
         cache: dict[int, Any] = {}
         encoded = []
-        for sentence in sentences:
+        for sentence, group in zip(sentences, interventions):
             if id(sentence) not in cache:
                 cache[id(sentence)] = self._encode(sentence)
-            encoded.append(cache[id(sentence)])
+            encoded.append(_with_parts_of_speech(cache[id(sentence)], group))
         batch = Batch.build(encoded, self.device)
         fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
         if propagate:
-            predicted = self.mrf.intervene(batch, fixed, self.log_alpha, carry_gender=self.carry_gender).cpu()
+            predicted = self.mrf.intervene(
+                batch, fixed, self.log_alpha, carry_gender=self.carry_gender, inherent_gender=self.inherent_gender
+            ).cpu()
         else:
             predicted = batch.tags.clone().cpu()
             for b, pairs in enumerate(fixed):
@@ -194,6 +242,17 @@ class CounterfactualGenerator:
         return ARTICLES.get(self.lang, {}).get((gender, number), article)
 
 
+def _with_parts_of_speech(encoded: EncodedSentence, group: Sequence[Intervention]) -> EncodedSentence:
+    """`encoded` with the parts of speech the interventions give their words (a copy if any)."""
+    override = {i.index: POS_INDEX[i.upos] for i in group if i.upos and POS_INDEX.get(i.upos) != encoded.pos[i.index]}
+    if not override:
+        return encoded
+    pos = encoded.pos.copy()
+    for index, value in override.items():
+        pos[index] = value
+    return EncodedSentence(encoded.heads, pos, encoded.rel, encoded.tags, encoded.framed_heads, encoded.frames)
+
+
 def interventions_for(
     sentence: Sentence, gazetteer: Gazetteer, generator: CounterfactualGenerator, direction: str
 ) -> list[Intervention]:
@@ -212,7 +271,14 @@ def interventions_for(
             continue
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
-        out.append(gender_intervention(index, word, generator, new_gender, form=form, lemma=new_lemma))
+        intervention = gender_intervention(index, word, generator, new_gender, form=form, lemma=new_lemma)
+        if word["upos"] == "PROPN":
+            # a lower-case PROPN the list knows is a tagging slip for a person noun (spaCy: "los
+            # reyes" PROPN without features): the MRF reads a NOUN with the list's number
+            intervention.upos = "NOUN"
+            if not any(sub.startswith("Number=") for sub in intervention.tag):
+                intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
+        out.append(intervention)
     return out
 
 
@@ -266,6 +332,7 @@ def save_model(
     log_alpha: float,
     *,
     carry_gender: bool = False,
+    inherent_gender: Sequence[str] = INHERENT_GENDER,
 ) -> None:
     """One self-contained folder: the MRF, the reinflector, the gazetteer and the tuned settings."""
     with atomic_directory(destination) as tmp:
@@ -277,6 +344,7 @@ def save_model(
             "parameterization": mrf.parameterization,
             "log_alpha": log_alpha,
             "carry_gender": carry_gender,
+            "inherent_gender": list(inherent_gender),
         }
         (tmp / "cda.json").write_text(json.dumps(settings, indent=1))
 
@@ -296,6 +364,12 @@ def load_model(
     mrf = AgreementMRF.load(directory / "mrf", device)
     reinflector = Reinflector.load(directory / "reinflection", device=device, threads=threads)
     generator = CounterfactualGenerator(
-        mrf, reinflector, settings["lang"], settings["log_alpha"], carry_gender=settings.get("carry_gender", False)
+        mrf,
+        reinflector,
+        settings["lang"],
+        settings["log_alpha"],
+        carry_gender=settings.get("carry_gender", False),
+        # folders saved before the setting existed let every word change, as they did then
+        inherent_gender=settings.get("inherent_gender", ()),
     )
     return generator, Gazetteer.read(directory / "gazetteer.tsv")

@@ -51,6 +51,7 @@ class Counterpart:
     gender: str  # "Masc" or "Fem": the new gender
     form: str | None  # the new form in the word's number (lower case), None: reinflect from `lemma`
     kind: str  # "pair", "one-way" or "common"
+    number: str = "Sing"  # "Sing" or "Plur": the word's number, from its form when the list knows it
 
 
 @dataclass
@@ -242,7 +243,7 @@ class Gazetteer:
             new_form = new_lemma
         else:
             new_form = self.plurals.get((new_lemma, new_gender))
-        return Counterpart(new_lemma, new_gender, new_form, self._kind(masc))
+        return Counterpart(new_lemma, new_gender, new_form, self._kind(masc), number)
 
     def _kind(self, masculine: str) -> str:
         return "common" if masculine in self.common else "one-way" if masculine in self.one_way else "pair"
