@@ -73,7 +73,8 @@ def _line(rng: random.Random) -> str:
     if choice == 6:
         return f"Mi número es el {rng.randrange(600_000_000, 700_000_000)}."
     if choice == 7:
-        return f"El pedido {rng.choice('ABCDEFGHJK')}{rng.randrange(10_000, 99_999)} llega el {rng.randrange(1, 29)} de mayo."
+        code = f"{rng.choice('ABCDEFGHJK')}{rng.randrange(10_000, 99_999)}"
+        return f"El pedido {code} llega el {rng.randrange(1, 29)} de mayo."
     if choice == 8:
         return f"{_name(rng)} me dijo que vendría a las {rng.randrange(7, 23)}:{rng.randrange(60):02d}."
     if choice == 9:
@@ -81,9 +82,12 @@ def _line(rng: random.Random) -> str:
     if choice == 10:
         return f"Mañana viajo a {rng.choice(PLACES)} con {_name(rng)} y {rng.choice(FIRST_NAMES)}."
     if choice == 11:
-        return f"Te mando el {rng.choice(THINGS)} por correo, son {rng.randrange(2, 900)},{rng.randrange(100):02d} euros."
+        thing = rng.choice(THINGS)
+        price = f"{rng.randrange(2, 900)},{rng.randrange(100):02d}"
+        return f"Te mando el {thing} por correo, son {price} euros."
     if choice == 12:
-        return f"La {rng.choice(FEM_THINGS)} de {rng.choice(FIRST_NAMES)} está en la calle {rng.choice(SURNAMES)} {rng.randrange(1, 250)}."
+        thing, name = rng.choice(FEM_THINGS), rng.choice(FIRST_NAMES)
+        return f"La {thing} de {name} está en la calle {rng.choice(SURNAMES)} {rng.randrange(1, 250)}."
     if choice == 13:
         user = f"{rng.choice(FIRST_NAMES).lower()}_{rng.choice(SURNAMES).lower()}{rng.randrange(1000)}"
         return f"Escríbeme a {user} cuando puedas."
@@ -100,13 +104,17 @@ def _line(rng: random.Random) -> str:
     if choice == 20:
         return f"Mi {rng.choice(PEOPLE)} {rng.choice(FIRST_NAMES)} está {adjective}."
     if choice == 21:
-        return f"El {rng.choice(PEOPLE)} de {rng.choice(PLACES)} llegó a las {rng.randrange(7, 23)}:{rng.randrange(60):02d}."
+        person, place = rng.choice(PEOPLE), rng.choice(PLACES)
+        hour = f"{rng.randrange(7, 23)}:{rng.randrange(60):02d}"
+        return f"El {person} de {place} llegó a las {hour}."
     if choice == 22:
         return f"¿Conoces al {rng.choice(PEOPLE)} nuevo de {_name(rng)}?"
     if choice == 23:
         person = rng.choice(PEOPLE)
         return f"Los {person}{'s' if person[-1] in 'aeiou' else 'es'} de {rng.choice(FIRST_NAMES)} son muy simpáticos."
-    return f"Gracias por todo, {rng.choice(FIRST_NAMES)} {rng.choice(SURNAMES)}{rng.choice(('', '-' + rng.choice(SURNAMES)))}."
+    name = rng.choice(FIRST_NAMES)
+    surname = rng.choice(SURNAMES) + rng.choice(("", "-" + rng.choice(SURNAMES)))
+    return f"Gracias por todo, {name} {surname}."
 
 
 def synthetic_lines(count: int, seed: int = 13) -> Iterator[str]:

@@ -163,7 +163,10 @@ def test_section_for_the_readme(setup):
     [
         (("op: within", "op: about"), r"claim X2: field check.op: 'about' is not one of"),
         (("paper: [demo.f1]", "paper: [demo.f2]"), r"claim X3: field paper: unknown paper value 'demo.f2'"),
-        (("right: {paper: demo.f1}", "right: {paper: demo.words}"), r"claim X3: field check.right.paper: 'demo.words' has no numeric"),
+        (
+            ("right: {paper: demo.f1}", "right: {paper: demo.words}"),
+            r"claim X3: field check.right.paper: 'demo.words' has no numeric",
+        ),
         (("id: X2", "id: X1"), r"claim X1: field id: repeated"),
         (("tolerance: 1.0", "tolerance: -1"), r"claim X2: field check.tolerance"),
         (("aggregate: mean", "aggregate: median"), r"claim X5: field check.left.aggregate"),
@@ -221,7 +224,8 @@ def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, mo
         config={},
     )
     try:
-        runpy.run_path(str(Path(__file__).parents[1] / "workflow" / "scripts" / "common" / "claims.py"), init_globals={"snakemake": smk})
+        script = Path(__file__).parents[1] / "workflow" / "scripts" / "common" / "claims.py"
+        runpy.run_path(str(script), init_globals={"snakemake": smk})
     finally:
         for handler in logging.root.handlers:
             if handler not in handlers:
@@ -275,6 +279,8 @@ def test_a_rate_over_no_items_is_not_computable(tmp_path):
     _write(tmp_path / "results/classifier.tsv", [rows])
     row = ledger_table(tmp_path / "results", load_claims(claims)).iloc[0]
     assert row["verdict"] == NOT_COMPUTABLE
-    assert row["reason"] == "results/classifier.tsv: N_support is 0 at test_set=opensubs_test (no such items), so N_recall cannot be judged"
+    assert row["reason"] == (
+        "results/classifier.tsv: N_support is 0 at test_set=opensubs_test (no such items), so N_recall cannot be judged"
+    )
     _write(tmp_path / "results/classifier.tsv", [rows | {"N_recall": 50.0, "N_support": 4}])
     assert ledger_table(tmp_path / "results", load_claims(claims)).iloc[0]["verdict"] == HOLDS

@@ -178,7 +178,7 @@ def test_cda_output_file_is_whole_or_untouched(tmp_path, capsys):
     good, broken = tmp_path / "good.txt", tmp_path / "broken.txt"
     good.write_text("La ingeniera alemana es experta.\nEl ingeniero duerme.\n", encoding="utf-8")
     # The second line is not UTF-8: the first chunk (batch size 1) is written before the error.
-    broken.write_bytes("La ingeniera alemana es experta.\n".encode() + "El niño duerme.\n".encode("latin-1"))
+    broken.write_bytes(b"La ingeniera alemana es experta.\n" + "El niño duerme.\n".encode("latin-1"))
     out = tmp_path / "out.jsonl"
     argv = ["cda", "--lang", "es", "--model", str(model), "--batch-size", "1", "--output", str(out)]
     assert main([*argv, "--input", str(good)]) == 0

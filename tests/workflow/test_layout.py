@@ -52,7 +52,7 @@ def test_one_name_per_stage(study, name, body):
     if script:
         path = Path(script.removeprefix("../"))
         assert path.parent.as_posix() == f"scripts/{study}", f"rule {name}: script {script} belongs in scripts/{study}/"
-        assert stage == path.stem or stage.startswith(path.stem + "_"), f"rule {name}: script {script} is not {stage}.py"
+        assert stage == path.stem or stage.startswith(path.stem + "_"), f"rule {name}: {script} is not {stage}.py"
     if not re.search(r"^    (script|shell|run):", body, flags=re.MULTILINE):
         return  # a rule that only gathers targets
     log = directive(body, "log")
@@ -85,6 +85,10 @@ def test_scripts_stay_thin():
 
 
 def test_every_script_is_used_by_a_rule():
-    used = {Path(directive(body, "script").removeprefix("../")).as_posix() for _, _, body in RULE_BLOCKS if directive(body, "script")}
+    used = {
+        Path(script.removeprefix("../")).as_posix()
+        for _, _, body in RULE_BLOCKS
+        if (script := directive(body, "script"))
+    }
     scripts = {path.relative_to(ROOT / "workflow").as_posix() for path in (ROOT / "workflow" / "scripts").rglob("*.py")}
     assert scripts <= used, f"scripts no rule runs: {sorted(scripts - used)}"

@@ -1,4 +1,7 @@
-"""results/README.md: the claims ledger, then every catalogued table and figure, ours beside the paper's (rule results_readme)."""
+"""results/README.md: the claims ledger, then every catalogued table and figure, ours beside the paper's.
+
+Rule results_readme.
+"""
 
 from pathlib import Path
 
