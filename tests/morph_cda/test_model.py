@@ -108,7 +108,7 @@ def test_unknown_parameterization_and_language(spanish):
 
 def test_edge_potentials_match_the_definition(spanish):
     inventory = inventory_of(spanish)
-    model = AgreementMRF(inventory, "lin", "es", arc_frames=False)  # the paper's arc types
+    model = AgreementMRF(inventory, "lin", "es", arc_frames=False, symmetric_gender=False)  # the paper's ψ
     with torch.no_grad():
         model.W.normal_()
     batch = Batch.build([encode(spanish[0], inventory)])
@@ -175,6 +175,27 @@ def test_a_word_without_gender_carries_one_when_asked():
     assert new[0] == new[1] == new[3] == ("Gender=Fem", "Number=Sing")  # el → la through mejor
     assert new[4] == ("Number=Sing",)  # mejor keeps its own tag
     assert new[2] == ("Number=Sing", "Person=3")
+
+
+def test_a_carrier_takes_a_gender_even_where_it_costs_on_its_other_arcs():
+    """Este profesor es el mejor: a gendered *mejor* costs a little on its copula arc (a learned
+    co-occurrence, not agreement); the carrier still takes the gender its neighbours want."""
+    from cdaflow.io.conllu import parse_conllu_string
+
+    (sentence,) = parse_conllu_string(MEJOR)
+    inventory = inventory_of([sentence])
+    model = AgreementMRF(inventory, "lin", "es", arc_frames=False)
+    gender = [i for i, sub in enumerate(inventory.subtags) if sub.startswith("Gender=")]
+    batch = Batch.build([encode(sentence, inventory)])
+    with torch.no_grad():
+        for j, strength in ((0, 5.0), (1, 2.0), (3, 3.0)):  # este, profesor → mejor, el
+            for g in gender:
+                model.W[int(batch.triple[0, j]), g, g] = strength
+        for g in gender:  # es ← mejor (cop): a gendered head costs 10 against the copula's tag
+            model.W[int(batch.triple[0, 2]), g, :] = -5.0
+    fem = inventory.index(("Gender=Fem", "Number=Sing"))
+    carried = model.intervene(batch, [[(1, fem)]], log_alpha=1.0, carry_gender=True)
+    assert inventory.tags[int(carried[0, 3])] == ("Gender=Fem", "Number=Sing")  # la mejor
 
 
 def test_tag_prior_is_learned_in_training_and_left_out_of_interventions(spanish, tmp_path):
@@ -365,3 +386,33 @@ def test_arc_frames_are_saved_and_old_folders_load_as_the_papers(spanish, tmp_pa
     (tmp_path / "old" / "config.json").write_text(json.dumps(config))
     assert not AgreementMRF.load(tmp_path / "old").arc_frames
     assert not AgreementMRF(inventory, "base", "es").arc_frames  # the baseline has no frames
+
+
+def test_symmetric_gender_makes_both_directions_mirror_each_other():
+    """With a random W, changing a masculine sentence to the feminine and the mirrored feminine
+    sentence to the masculine change the same words only when ψ is gender-symmetric."""
+    masculine = conllu(
+        ("El", "el", "DET", M, 2, "det"), ("abuelo", "abuelo", "NOUN", M, 4, "nsubj"),
+        ("está", "estar", "AUX", FIN, 4, "cop"), ("cansado", "cansado", "ADJ", M, 0, "root"),
+        ("y", "y", "CCONJ", "", 6, "cc"), ("contento", "contento", "ADJ", M, 4, "conj"),
+    )
+    feminine = conllu(
+        ("La", "el", "DET", F, 2, "det"), ("abuela", "abuelo", "NOUN", F, 4, "nsubj"),
+        ("está", "estar", "AUX", FIN, 4, "cop"), ("cansada", "cansado", "ADJ", F, 0, "root"),
+        ("y", "y", "CCONJ", "", 6, "cc"), ("contenta", "contento", "ADJ", F, 4, "conj"),
+    )
+    inventory = inventory_of([masculine, feminine])
+    masc, fem = (inventory.index((f"Gender={g}", "Number=Sing")) for g in ("Masc", "Fem"))
+    changed = {}
+    for symmetric in (True, False):
+        torch.manual_seed(3)
+        model = AgreementMRF(inventory, "lin", "es", symmetric_gender=symmetric)
+        with torch.no_grad():
+            model.W.normal_(0, 2.0)
+        batch = Batch.build([encode(masculine, inventory), encode(feminine, inventory)])
+        tags = model.intervene(batch, [[(1, fem)], [(1, masc)]], log_alpha=1.0)
+        changed[symmetric] = [
+            [i for i in range(6) if int(tags[b, i]) != int(batch.tags[b, i])] for b in range(2)
+        ]
+    assert changed[True][0] == changed[True][1]
+    assert changed[False][0] != changed[False][1]  # this seed's free W treats the genders apart

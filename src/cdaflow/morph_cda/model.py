@@ -25,6 +25,12 @@ frame (FRAMES, :func:`arc_frames`): whether the predicate has a copula or a "be"
 elegido* does not), whether a dependent clause has a subject of its own, and predicative
 complements across a genderless verb hang on the subject (*llegó tarde y estaba cansada*).
 The frames are read off the tree the same way for gold UD trees and a parser's.
+
+With ``symmetric_gender`` (the project's model) ψ is the same under swapping Masc and Fem on
+both ends: the learned tag prior keeps how common each gender is, while ψ holds agreement
+alone. Without it masculine-masculine agreement comes out weaker than feminine-feminine (a
+masculine predicate also stands for mixed groups), and interventions toward the masculine
+miss predicates the same model changes toward the feminine.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ from torch import Tensor, nn
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign, score
-from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.morph_cda.tags import GENDER_SWAP, TagInventory, tag_from_feats
 
 UPOS = "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
 DEPRELS = (
@@ -294,6 +300,7 @@ class AgreementMRF(nn.Module):
         nn_link: str = "identity",
         tag_prior: bool = False,
         arc_frames: bool = True,
+        symmetric_gender: bool = True,
     ) -> None:
         super().__init__()
         if parameterization not in PARAMETERIZATIONS:
@@ -320,6 +327,13 @@ class AgreementMRF(nn.Module):
             self.prior = nn.Parameter(torch.zeros(N_POS, inventory.size))
         c = len(inventory.subtags)
         self.register_buffer("multi_hot", inventory.multi_hot())
+        # ψ(flip h, flip d) = ψ(h, d) (``symmetric_gender``): W averaged with itself under the
+        # swap of the Gender=Masc and Gender=Fem subtags
+        self.symmetric_gender = symmetric_gender and parameterization != "base"
+        position = {sub: i for i, sub in enumerate(inventory.subtags)}
+        other = {f"Gender={g}": f"Gender={h}" for g, h in GENDER_SWAP.items()}
+        swap = [position.get(other.get(sub, ""), i) for i, sub in enumerate(inventory.subtags)]
+        self.register_buffer("gender_swap", torch.tensor(swap, dtype=torch.long), persistent=False)
         if parameterization == "lin":
             self.W = nn.Parameter(torch.zeros(N_POS * N_POS * N_REL * frames, c, c))
         elif parameterization == "nn":
@@ -378,6 +392,11 @@ class AgreementMRF(nn.Module):
     def edge_potentials(self, batch: Batch) -> ArcTable:
         """log ψ per arc type, [U, K, K] indexed [head tag, dependent tag], and each arc's type."""
         W, inverse = self.arc_matrices(batch)
+        if self.symmetric_gender:
+            # ψ(flip h, flip d) = ψ(h, d): agreement is one relation whichever the gender; the
+            # learned prior keeps how common each gender is
+            swap = self.gender_swap
+            W = 0.5 * (W + W[:, swap][:, :, swap])
         M = self.multi_hot
         per_type = torch.einsum("kc,ucd,ld->ukl", M, W, M)
         return ArcTable(per_type, inverse)
@@ -407,8 +426,8 @@ class AgreementMRF(nn.Module):
         Every other word keeps all subtags but gender (the paper's evaluation protocol) and
         gets φ = α on its observed tag.
 
-        With `carry_gender`, a word without a gender subtag may pass one on: it may take its tag
-        plus a gender at no cost (φ = α as on its own tag), and gets its own tag back in the
+        With `carry_gender`, a word without a gender subtag passes one on: it takes its tag plus
+        the gender its neighbours prefer (φ = α on both), and gets its own tag back in the
         result. In *Este profesor es el mejor* the article hangs on *mejor*, which has no gender
         in UD; without a carrier nothing links *el* to *profesor*.
 
@@ -431,7 +450,10 @@ class AgreementMRF(nn.Module):
             # a finite verb or a preposition carrying one let changes leak along whole clauses.
             carrier_pos = torch.tensor([POS_INDEX[p] for p in CARRIER_POS], device=device)
             carriers &= torch.isin(batch.dep_pos.to(device), carrier_pos).unsqueeze(-1)
-            clamp |= carriers
+            # A carrier takes one of the genders, whichever its neighbours prefer: left the choice
+            # of its own genderless tag, it keeps it wherever the gender subtag costs a little on
+            # its other arcs (*es* ← *mejor*), and *el mejor* stays masculine.
+            clamp = torch.where(carriers.any(-1, keepdim=True), carriers, clamp)
             unary.masked_fill_(carriers, log_alpha)
         if inherent_gender:
             inherent = torch.tensor([POS_INDEX[p] for p in inherent_gender], device=device)
@@ -461,6 +483,7 @@ class AgreementMRF(nn.Module):
             "nn_link": self.nn_link,
             "tag_prior": self.tag_prior,
             "arc_frames": self.arc_frames,
+            "symmetric_gender": self.symmetric_gender,
         }
 
     def save(self, directory: Path, extra: dict[str, Any] | None = None) -> None:
@@ -488,6 +511,7 @@ class AgreementMRF(nn.Module):
             nn_link=config.get("nn_link", "exp"),
             tag_prior=config.get("tag_prior", False),
             arc_frames=config.get("arc_frames", False),
+            symmetric_gender=config.get("symmetric_gender", False),
         )
         model.load_state_dict(torch.load(directory / "state.pt", map_location=device, weights_only=True))
         return model.to(device)
