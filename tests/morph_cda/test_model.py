@@ -416,3 +416,27 @@ def test_symmetric_gender_makes_both_directions_mirror_each_other():
         ]
     assert changed[True][0] == changed[True][1]
     assert changed[False][0] != changed[False][1]  # this seed's free W treats the genders apart
+
+
+def test_the_head_of_a_fixed_expression_keeps_its_gender():
+    """El camarero es un poco lento → la camarera es un poco lenta: *un poco* is an adverb."""
+    sentence = conllu(
+        ("El", "el", "DET", M, 2, "det"), ("camarero", "camarero", "NOUN", M, 6, "nsubj"),
+        ("es", "ser", "AUX", FIN, 6, "cop"), ("un", "uno", "DET", M, 6, "advmod"),
+        ("poco", "poco", "ADV", "", 4, "fixed"), ("lento", "lento", "ADJ", M, 0, "root"),
+    )
+    tags = [tag_from_feats(w["feats"]) for w in words(sentence)]
+    inventory = TagInventory.from_tags(tags + [("Gender=Fem", "Number=Sing")])
+    model = AgreementMRF(inventory, "lin", "es", arc_frames=False)
+    batch = Batch.build([encode(sentence, inventory)])
+    assert batch.fixed_expression[0].tolist() == [False, False, False, True, False, False]
+    with torch.no_grad():  # el ← camarero, camarero ← lento agree; un ← lento less so
+        for j, strength in ((0, 5.0), (1, 5.0), (3, 2.0)):
+            for g, sub in enumerate(inventory.subtags):
+                if sub.startswith("Gender="):
+                    model.W[int(batch.triple[0, j]), g, g] = strength
+    masc, fem = (inventory.index((f"Gender={g}", "Number=Sing")) for g in ("Masc", "Fem"))
+    free = model.intervene(batch, [[(1, fem)]], log_alpha=1.0)
+    kept = model.intervene(batch, [[(1, fem)]], log_alpha=1.0, inherent_gender=("NOUN", "PROPN"))
+    assert int(free[0, 3]) == fem and int(kept[0, 3]) == masc  # una poco / un poco
+    assert int(kept[0, 5]) == fem  # lenta

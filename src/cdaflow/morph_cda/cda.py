@@ -7,6 +7,7 @@ word, then the surface rebuild (contractions, multiword tokens).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Iterable, Sequence
@@ -250,7 +251,7 @@ def _with_parts_of_speech(encoded: EncodedSentence, group: Sequence[Intervention
     pos = encoded.pos.copy()
     for index, value in override.items():
         pos[index] = value
-    return EncodedSentence(encoded.heads, pos, encoded.rel, encoded.tags, encoded.framed_heads, encoded.frames)
+    return dataclasses.replace(encoded, pos=pos)
 
 
 def interventions_for(

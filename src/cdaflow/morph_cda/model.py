@@ -121,12 +121,15 @@ class EncodedSentence:
     tags: np.ndarray
     framed_heads: np.ndarray | None = None
     frames: np.ndarray | None = None
+    fixed_expression: np.ndarray | None = None  # bool: the word heads a fixed expression
 
     def __post_init__(self) -> None:
         if self.framed_heads is None:
             self.framed_heads = self.heads.copy()
         if self.frames is None:
             self.frames = np.zeros_like(self.heads)
+        if self.fixed_expression is None:
+            self.fixed_expression = np.zeros(len(self.heads), dtype=bool)
 
 
 def _predicate_frame(children: list[dict]) -> str:
@@ -232,6 +235,9 @@ def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
         ),
         framed_heads=framed_heads,
         frames=frames,
+        fixed_expression=np.array(
+            [any(relation(c["deprel"]) == "fixed" and c["head"] == w["id"] for c in ws) for w in ws], dtype=bool
+        ),
     )
 
 
@@ -253,6 +259,7 @@ class Batch:
     size: int
     framed_trees: TreeBatch | None = None
     framed_type: Tensor | None = None  # [B, N] ((head POS, dependent POS, relation), frame) id
+    fixed_expression: Tensor | None = None  # [B, N] bool: the word heads a fixed expression
 
     @classmethod
     def build(cls, sentences: Sequence[EncodedSentence], device: torch.device | str = "cpu") -> Batch:
@@ -268,12 +275,14 @@ class Batch:
         head_pos = np.zeros((b, n), dtype=np.int64)
         framed_head_pos = np.zeros((b, n), dtype=np.int64)
         frames = np.zeros((b, n), dtype=np.int64)
+        fixed_expression = np.zeros((b, n), dtype=bool)
         for i, s in enumerate(sentences):
             length = len(s.heads)
             pos[i, :length], rel[i, :length], tags[i, :length] = s.pos, s.rel, s.tags
             head_pos[i, :length] = np.where(s.heads > 0, s.pos[np.maximum(s.heads - 1, 0)], 0)
             framed_head_pos[i, :length] = np.where(s.framed_heads > 0, s.pos[np.maximum(s.framed_heads - 1, 0)], 0)
             frames[i, :length] = s.frames
+            fixed_expression[i, :length] = s.fixed_expression
         triple = (head_pos * N_POS + pos) * N_REL + rel
         # relayed arcs (conj, xcomp, advcl, an adjective's obj) are one relation: a predicative
         # complement of the subject, whatever the parser called it
@@ -283,7 +292,9 @@ class Batch:
         def t(a: np.ndarray) -> Tensor:
             return torch.as_tensor(a, device=device)
 
-        return cls(trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type))
+        return cls(
+            trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type), t(fixed_expression)
+        )
 
 
 class AgreementMRF(nn.Module):
@@ -432,7 +443,8 @@ class AgreementMRF(nn.Module):
         in UD; without a carrier nothing links *el* to *profesor*.
 
         Words of a part of speech in `inherent_gender` (nouns: their gender is their own, not
-        agreement) keep their tag unless an intervention fixes it. Otherwise a noun linked by a
+        agreement), and with it the heads of fixed expressions (*un poco lenta*: *un* is part of
+        an adverb), keep their tag unless an intervention fixes it. Otherwise a noun linked by a
         weak arc (*nmod*, *conj*) flips with its whole noun phrase once α is low enough for
         the chains of agreement the counterfactual needs (*estaba cansado y contento*).
         """
@@ -458,6 +470,8 @@ class AgreementMRF(nn.Module):
         if inherent_gender:
             inherent = torch.tensor([POS_INDEX[p] for p in inherent_gender], device=device)
             keep = torch.isin(batch.dep_pos.to(device), inherent)  # [B, N]
+            if batch.fixed_expression is not None:  # un poco, a pesar de: an adverb, not agreement
+                keep |= batch.fixed_expression.to(device)
             own = torch.nn.functional.one_hot(batch.tags.to(device), k).bool()
             clamp = torch.where(keep.unsqueeze(-1), own, clamp)
         for i, pairs in enumerate(fixed):
