@@ -102,7 +102,8 @@ class FormsByGender:
 
 def lexicon_generator(sentences, with_reinflector=True):
     tags = [tag_from_feats(w["feats"]) for s in sentences for w in s]
-    inventory = TagInventory.from_tags(tags + [tuple(sorted(("Gender=Fem", *t[1:]))) for t in tags if t[:1] == ("Gender=Masc",)])
+    feminine = [tuple(sorted(("Gender=Fem", *t[1:]))) for t in tags if t[:1] == ("Gender=Masc",)]
+    inventory = TagInventory.from_tags(tags + feminine)
     reinflector = FormsByGender() if with_reinflector else None
     return CounterfactualGenerator(AgreementMRF(inventory, "base", "es"), reinflector, "es", 1.0)
 

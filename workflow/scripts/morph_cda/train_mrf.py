@@ -31,6 +31,8 @@ with rule_context(snakemake) as log:  # noqa: F821
         n2=settings["n2"],
         nn_link=settings["nn_link"],
         tag_prior=settings["tag_prior"],
+        arc_frames=settings["arc_frames"],
+        symmetric_gender=settings["symmetric_gender"],
     ).to(device)
     train_batches = make_batches([encode(s, inventory) for s in train_trees], settings["batch_size"], device)
     dev_batches = make_batches([encode(s, inventory) for s in dev_trees], settings["batch_size"], device)
