@@ -307,3 +307,25 @@ def test_copy_scores_collapse_with_their_own_sentence():
     a, b = tgt_vocab["a"], tgt_vocab["b"]
     assert rows[:tlen, a].tolist() == [1.0] * tlen and rows[:tlen, b].tolist() == [0.0] * tlen
     assert rows[tlen:, b].tolist() == [1.0] * tlen and rows[tlen:, a].tolist() == [0.0] * tlen
+
+
+@pytest.mark.slow
+def test_identical_trainings_give_identical_model_folders(tiny_model, tmp_path):
+    """The config and the checkpoint name their data relative to the folder, and the tools' log (with
+    its timings) lives outside it: a second training on the same data gives the same bytes."""
+    import torch
+
+    torch.set_num_threads(1)
+    first = tiny_model["checkpoint"].parent
+    data = first.parent
+    settings = TransferSettings(layers=1, hidden_size=64, word_vec_size=64, dropout=0.0, learning_rate=0.5,
+                                train_steps=500, valid_steps=250, save_checkpoint_steps=250, bucket_size=64,
+                                report_every=50, seed=4)
+    again = data / "again"
+    train_transfer(data / "train.src", data / "train.tgt", data / "valid.src", data / "valid.tgt", again, settings,
+                   threads=1, log_path=tmp_path / "train.log")
+    assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in first.iterdir())
+    assert "train.log" not in {p.name for p in again.iterdir()}
+    for name in ("config.yaml", "vocab.txt", "model_step_500.pt"):
+        assert (again / name).read_bytes() == (first / name).read_bytes(), name
+    assert "path_src: ../train.src" in (again / "config.yaml").read_text()

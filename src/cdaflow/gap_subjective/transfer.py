@@ -422,10 +422,15 @@ def train_transfer(train_src: str | os.PathLike[str], train_tgt: str | os.PathLi
     with atomic_directory(output_dir) as scratch:
         # The tools run inside the folder and the config names its own files relatively, so the
         # config stays valid once the folder is renamed into place.
+        # Data paths relative to the folder: the config and the checkpoints' options then hold no
+        # temporary folder name, so identical trainings give identical files.
+        def relative(path: str | os.PathLike[str]) -> Path:
+            return Path(os.path.relpath(Path(path).resolve(), scratch.resolve()))
+
         config = write_onmt_config(
             scratch / "config.yaml", settings,
-            train_src=Path(train_src).resolve(), train_tgt=Path(train_tgt).resolve(),
-            valid_src=Path(valid_src).resolve(), valid_tgt=Path(valid_tgt).resolve(),
+            train_src=relative(train_src), train_tgt=relative(train_tgt),
+            valid_src=relative(valid_src), valid_tgt=relative(valid_tgt),
             save_model="model", vocab="vocab.txt", gpu=gpu)
         tool_log = Path(log_path).resolve() if log_path is not None else scratch / "train.log"
         tool_log.parent.mkdir(parents=True, exist_ok=True)

@@ -25,13 +25,15 @@ with rule_context(snakemake) as log:  # noqa: F821
             lines = Path(source).read_text(encoding="utf-8").splitlines()
             encoded = encode_pieces(smk.input.spm, lines)
             (pieces / Path(source).name).write_text("".join(f"{line}\n" for line in encoded))
+        tool_log = Path(smk.log[0]).with_suffix(".onmt.log")  # timings stay out of the model folder
+        tool_log.unlink(missing_ok=True)  # the tools append: this run's lines only
         checkpoint = train_transfer(
             *(pieces / Path(name).name for name in (train_src, train_tgt, valid_src, valid_tgt)),
-            tmp / "onmt", settings, gpu=gpu, threads=smk.threads,
+            tmp / "onmt", settings, gpu=gpu, threads=smk.threads, log_path=tool_log,
         )
         shutil.rmtree(pieces)
         shutil.copy2(smk.input.spm, tmp / "spm.model")
-        metrics = validation_metrics((tmp / "onmt" / "train.log").read_text(encoding="utf-8"))
+        metrics = validation_metrics(tool_log.read_text(encoding="utf-8"))
         manifest = {
             "checkpoint": str(Path("onmt") / checkpoint.name),
             "spm_model": "spm.model",
