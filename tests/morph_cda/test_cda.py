@@ -266,3 +266,19 @@ def test_nouns_keep_their_gender_setting_is_saved(generator, reinflector, tmp_pa
     del settings["inherent_gender"]  # a folder saved before the setting existed
     (tmp_path / "model" / "cda.json").write_text(json.dumps(settings))
     assert load_model(tmp_path / "model")[0].inherent_gender == ()
+
+
+@pytest.mark.parametrize(
+    ("original", "rebuilt", "new", "expected"),
+    [
+        ("descubiertos", "descubridos", "descubridas", "descubiertas"),  # irregular stem: edit the word itself
+        ("cansados", "cansados", "cansadas", "cansadas"),  # regular: the reinflector's form stands
+        ("puesto", "ponido", "ponida", "puesta"),
+        ("fue", "fueron", "fueran", "fueran"),  # the word does not end as the edit expects: no analogy
+        ("os", "ados", "adas", "adas"),  # nothing would be left of the word
+    ],
+)
+def test_by_analogy_reinflects_irregular_words_from_their_own_form(original, rebuilt, new, expected):
+    from cdaflow.morph_cda.cda import by_analogy
+
+    assert by_analogy(original, rebuilt, new) == expected

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -193,7 +194,9 @@ class CounterfactualGenerator:
                 elif tag != old_tag or index in given:
                     lemma = given[index].lemma if index in given and given[index].lemma else word["lemma"]
                     features = feats_with_tag(word["feats"], tag, self.inventory.features)
-                    queries.append((lemma or word["form"], word["upos"], features, tag))
+                    # The word's own features, for by_analogy, unless the intervention gave it a new lemma.
+                    own = None if index in given and given[index].lemma else (word["feats"] or {})
+                    queries.append((lemma or word["form"], word["upos"], features, tag, own))
                     slots.append((b, index, word["form"]))
                     changed.append(index)
             results.append((sentence, forms, tags, changed))
@@ -221,7 +224,8 @@ class CounterfactualGenerator:
         forms: dict[tuple[int, int], str] = {}
         fused = FUSED.get(self.lang, {})
         neural_queries, neural_slots = [], []
-        for (lemma, upos, features, tag), (b, index, original) in zip(queries, slots):
+        old_queries, rebuilt_of = [], {}  # rebuilt_of: neural query -> its old-features query
+        for (lemma, upos, features, tag, old_features), (b, index, original) in zip(queries, slots):
             pair = fused.get(original.lower())
             if pair and upos == "ADP":
                 article = self._article(pair[1], tag)
@@ -230,10 +234,18 @@ class CounterfactualGenerator:
                 continue
             neural_queries.append((lemma.lower(), upos, features))
             neural_slots.append((b, index, original))
+            if old_features is not None:
+                old_queries.append((lemma.lower(), upos, old_features))
+                rebuilt_of[len(neural_queries) - 1] = len(old_queries) - 1
         if neural_queries:
             if self.reinflector is None:
                 raise RuntimeError("a reinflector is needed to reinflect changed words")
-            for (b, index, original), form in zip(neural_slots, self.reinflector.inflect(neural_queries)):
+            # One batched call for the new forms and for the words as they stand (see by_analogy).
+            inflected = self.reinflector.inflect(neural_queries + old_queries)
+            new, rebuilt = inflected[: len(neural_queries)], inflected[len(neural_queries) :]
+            for k, ((b, index, original), form) in enumerate(zip(neural_slots, new)):
+                if k in rebuilt_of:
+                    form = by_analogy(original.lower(), rebuilt[rebuilt_of[k]], form)
                 forms[(b, index)] = match_case(original, form)
         return forms
 
@@ -252,6 +264,24 @@ def _with_parts_of_speech(encoded: EncodedSentence, group: Sequence[Intervention
     for index, value in override.items():
         pos[index] = value
     return dataclasses.replace(encoded, pos=pos)
+
+
+def by_analogy(original: str, rebuilt: str, new: str) -> str:
+    """The new form of an irregular word, from its own form rather than its lemma.
+
+    `rebuilt` is what the reinflector makes of the word's lemma and *current* features, `new` what it
+    makes of the lemma and the new ones. Where `rebuilt` is the word as written, `new` stands. Where
+    it is not (an irregular stem: *descubrir* → *descubiertos*, rebuilt as *descubridos*), the edit
+    the reinflector makes between the two (*-os* → *-as*) is applied to the word itself
+    (*descubiertas*), provided the word ends the way the edit expects.
+    """
+    if rebuilt == original or rebuilt == new:
+        return new
+    prefix = len(os.path.commonprefix([rebuilt, new]))
+    old_ending, new_ending = rebuilt[prefix:], new[prefix:]
+    if not old_ending or not original.endswith(old_ending) or len(original) == len(old_ending):
+        return new
+    return original[: len(original) - len(old_ending)] + new_ending
 
 
 def interventions_for(
