@@ -130,12 +130,12 @@ def test_parse_text_file_skips_blanks_and_numbers_lines(spacy_fr: SpacyParser) -
     assert sentences[1].metadata["text"] == "Le roi est parti."
 
 
-class _BrokenParser:
+class _BrokenParser(Parser):
     name = "broken"
     lang = "es"
 
-    def parse(self, texts, *, batch_size=64, sent_id_prefix="s", line_numbers=None):
-        for n, _ in zip(line_numbers, texts, strict=True):
+    def parse_lines(self, lines, batch_size, sent_id_prefix, dependencies):
+        for n, _ in lines:
             bad = GOLD.replace("es-dev-001", f"{sent_id_prefix}-{n}-1").replace(
                 "\t3\tpunct", "\t9\tpunct"
             )

@@ -14,12 +14,13 @@ Every backend turns a stripped raw text into one or more sentences with ``# sent
 
 from __future__ import annotations
 
+import abc
 import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import conllu
 from conllu.models import Metadata, Token, TokenList
@@ -61,9 +62,12 @@ class ParserUnavailable(RuntimeError):
     """The requested backend cannot run here (missing model, or no parser at all)."""
 
 
-@runtime_checkable
-class Parser(Protocol):
-    """A parser backend: raw text in, UD sentences (``conllu.TokenList``) out."""
+class Parser(abc.ABC):
+    """A parser backend: raw text in, UD sentences (``conllu.TokenList``) out.
+
+    A backend implements :meth:`parse_lines` and :meth:`reparse`; :meth:`parse` numbers and
+    normalizes the texts for it.
+    """
 
     name: str
     lang: str
@@ -83,11 +87,18 @@ class Parser(Protocol):
         backend that can skip its dependency parser then does (spaCy: one sentence per text,
         HEAD and DEPREL ``_``, so the output is not a valid tree); others parse as usual.
         """
-        ...
+        lines = ((n, _normalize_space(text)) for n, text in _numbered(texts, line_numbers))
+        return self.parse_lines(lines, batch_size, sent_id_prefix, dependencies)
 
+    @abc.abstractmethod
+    def parse_lines(
+        self, lines: Iterator[tuple[int, str]], batch_size: int, sent_id_prefix: str, dependencies: bool
+    ) -> Iterator[Sentence]:
+        """Parse (line number, text with single spaces) pairs into sentences ``<prefix>-<n>-<k>``."""
+
+    @abc.abstractmethod
     def reparse(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
         """Re-annotate treebank sentences from their ``# text``, one output per input."""
-        ...
 
 
 def _normalize_space(text: str) -> str:
@@ -171,7 +182,7 @@ def _reparsed_metadata(sentence: Sentence, text: str) -> dict[str, Any]:
 # gold
 
 
-class GoldParser:
+class GoldParser(Parser):
     """Treebank annotations passed through unchanged."""
 
     name = "gold"
@@ -179,14 +190,8 @@ class GoldParser:
     def __init__(self, lang: str = "und") -> None:
         self.lang = lang
 
-    def parse(
-        self,
-        texts: Iterable[str],
-        *,
-        batch_size: int = 64,
-        sent_id_prefix: str = "s",
-        line_numbers: Iterable[int] | None = None,
-        dependencies: bool = True,
+    def parse_lines(
+        self, lines: Iterator[tuple[int, str]], batch_size: int, sent_id_prefix: str, dependencies: bool
     ) -> Iterator[Sentence]:
         raise ParserUnavailable(
             "the gold backend has no parser; it passes treebank annotations through"
@@ -213,7 +218,7 @@ def _spacy_install_hint(lang: str) -> str:
     )
 
 
-class SpacyParser:
+class SpacyParser(Parser):
     """spaCy pipeline converted to UD CoNLL-U (contractions stay unsplit, see module doc).
 
     Texts stream through ``nlp.pipe`` in batches, on ``processes`` worker processes when more
@@ -282,16 +287,10 @@ class SpacyParser:
             if isinstance(cache, dict):
                 cache.clear()
 
-    def parse(
-        self,
-        texts: Iterable[str],
-        *,
-        batch_size: int = 64,
-        sent_id_prefix: str = "s",
-        line_numbers: Iterable[int] | None = None,
-        dependencies: bool = True,
+    def parse_lines(
+        self, lines: Iterator[tuple[int, str]], batch_size: int, sent_id_prefix: str, dependencies: bool
     ) -> Iterator[Sentence]:
-        inputs = ((_normalize_space(text), n) for n, text in _numbered(texts, line_numbers))
+        inputs = ((text, n) for n, text in lines)
         with_tree = dependencies and self.has_parser
         disable = [] if with_tree or not self.has_parser else ["parser"]
         for doc, n in self._pipe(inputs, batch_size, disable):
@@ -403,7 +402,7 @@ def _stanza_instructions(lang: str, checked: list[tuple[Path, list[str]]]) -> st
     )
 
 
-class StanzaParser:
+class StanzaParser(Parser):
     """Stanza ``tokenize,mwt,pos,lemma,depparse`` pipeline with UD multiword tokens."""
 
     name = "stanza"
@@ -440,18 +439,11 @@ class StanzaParser:
                 f"could not load the Stanza pipeline for {lang!r} from {root}: {exc}"
             ) from exc
 
-    def parse(
-        self,
-        texts: Iterable[str],
-        *,
-        batch_size: int = 64,
-        sent_id_prefix: str = "s",
-        line_numbers: Iterable[int] | None = None,
-        dependencies: bool = True,
+    def parse_lines(
+        self, lines: Iterator[tuple[int, str]], batch_size: int, sent_id_prefix: str, dependencies: bool
     ) -> Iterator[Sentence]:
         # dependencies=False parses anyway: the CoNLL-U converter expects Stanza's full trees.
-        normalized = ((n, _normalize_space(t)) for n, t in _numbered(texts, line_numbers))
-        numbered = ((n, t) for n, t in normalized if t)
+        numbered = ((n, t) for n, t in lines if t)
         while batch := list(itertools.islice(numbered, batch_size)):
             for (n, _), doc in zip(
                 batch, self._nlp.bulk_process([t for _, t in batch]), strict=True
