@@ -268,7 +268,7 @@ def test_subjectivize_with_a_bom(tmp_path, monkeypatch, capsys):
         (
             '{"transfer": "t", "detector": "d", "detector_threshold": 0.5, "fluency": {"backend": "hf",'
             ' "model": "gpt2"}, "thresholds": {"gleu_minimum": 0.8}}',
-            "thresholds: unknown thresholding settings",
+            "thresholds: thresholding settings: unknown key(s) gleu_minimum",
         ),
     ],
 )

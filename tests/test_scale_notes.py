@@ -167,16 +167,14 @@ def test_scale_by_rule_and_estimate_hand_computed():
     ]
     assert per_rule.loc["sb_vectors", ["items", "factor", "cpu_hours"]].tolist() == ["-", 1.0, 0.01]
     assert math.isnan(per_rule.loc["gap_subjective_detector", "factor"])
-    per_study = estimate_paper_scale(
-        measured, items, paper, {"sb_train_infersent"}, rule_items=rule_items, gpu_speedup=4
-    ).set_index("study")
+    per_study = estimate_paper_scale(per_rule.reset_index(), gpu_speedup=4).set_index("study")
     assert per_study.loc["sentence_bias", ["rules", "cpu_hours", "gpu_hours", "gpu_rules_cpu_hours"]].tolist() == [
         3, pytest.approx(1.01), 0.5, 2.0,
     ]  # fmt: skip
     unscaled = per_study.loc["gap_subjective", ["cpu_hours", "unscaled_rules"]].tolist()
     assert unscaled == [0.0, "gap_subjective_detector"]
     with pytest.raises(ValueError, match="gpu_speedup"):
-        estimate_paper_scale(measured, items, paper, gpu_speedup=0)
+        scale_by_rule(measured, items, paper, gpu_speedup=0)
 
 
 def test_every_paper_item_count_has_a_source():

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jsonschema
 import yaml
+
+from cdaflow.io.structured import read_mapping
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -185,15 +188,20 @@ def _check_references(config: dict[str, Any], source: str) -> None:
 def load(path: str | Path = DEFAULT_CONFIG) -> dict[str, Any]:
     """Read a YAML config file and validate it."""
     path = Path(path)
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            raw = yaml.safe_load(handle) or {}
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping")
+    raw = read_mapping(path, ConfigError, fmt="yaml", missing="config file not found")
     return validate(raw, source=str(path))
+
+
+Settings = TypeVar("Settings")
+
+
+def settings_from(cls: type[Settings], config: Mapping[str, Any], what: str) -> Settings:
+    """The settings dataclass `cls` from a config mapping; an unknown key is refused by name,
+    as a typo must not fall back to a default silently. `what` starts the message."""
+    if not isinstance(config, Mapping):
+        raise ValueError(f"{what}: expected a mapping of settings, got {config!r}")
+    known = {field.name for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise ValueError(f"{what}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return cls(**dict(config))

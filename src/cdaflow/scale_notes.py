@@ -301,23 +301,13 @@ def scale_by_rule(
     return pd.DataFrame(rows, columns=columns)
 
 
-def estimate_paper_scale(
-    measured: pd.DataFrame,
-    items_measured: Mapping[str, float],
-    items_paper: Mapping[str, float],
-    gpu_rules: Collection[str] = (),
-    *,
-    rule_items: Mapping[str, str] | None = None,
-    gpu_speedup: float = DEFAULT_GPU_SPEEDUP,
-) -> pd.DataFrame:
+def estimate_paper_scale(per_rule: pd.DataFrame, gpu_speedup: float = DEFAULT_GPU_SPEEDUP) -> pd.DataFrame:
     """Per study: paper-scale CPU hours, GPU hours (assumed speed-up) and the GPU rules' CPU-only hours.
 
-    The sums of :func:`scale_by_rule` (same arguments). Rules whose item count is missing cannot be
-    scaled: they are left out of the sums and named in ``unscaled_rules``.
+    The sums of :func:`scale_by_rule`'s table `per_rule`; `gpu_speedup`, the one that table was
+    computed with, is recorded beside them. Rules whose item count is missing cannot be scaled:
+    they are left out of the sums and named in ``unscaled_rules``.
     """
-    per_rule = scale_by_rule(
-        measured, items_measured, items_paper, gpu_rules, rule_items=rule_items, gpu_speedup=gpu_speedup
-    )
     rows = []
     for study, group in per_rule.groupby("study", sort=True):
         scaled = group[group["factor"].notna()]

@@ -162,7 +162,7 @@ def test_lstm_settings_from_config() -> None:
     assert (settings.bpe_vocab, settings.lm.hidden, settings.lm.epochs, settings.lm.layers) == (100, 16, 2, 2)
     with pytest.raises(ValueError, match="unknown key.*vocab"):
         LSTMScorerSettings.from_config({"vocab": 100})
-    with pytest.raises(ValueError, match="unknown lm key.*hiden"):
+    with pytest.raises(ValueError, match="lm: unknown key.*hiden"):
         LSTMScorerSettings.from_config({"lm": {"hiden": 16}})
 
 

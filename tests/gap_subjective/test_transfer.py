@@ -114,7 +114,7 @@ def test_onmt_config_has_the_papers_options_under_onmt_names(tmp_path):
 def test_settings_from_config_refuse_unknown_and_bad_values():
     assert TransferSettings.from_config({"hidden_size": 64, "seed": 7}) == TransferSettings(hidden_size=64, seed=7)
     assert TransferSettings.from_config(TransferSettings(layers=1).to_dict()) == TransferSettings(layers=1)
-    with pytest.raises(ValueError, match="unknown transfer setting.*rnn_size"):
+    with pytest.raises(ValueError, match="transfer settings: unknown key.*rnn_size"):
         TransferSettings.from_config({"rnn_size": 256})
     with pytest.raises(ValueError, match="hidden_size=33 must be even"):
         TransferSettings.from_config({"hidden_size": 33})

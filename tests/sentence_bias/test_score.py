@@ -10,7 +10,7 @@ import torch
 
 from cdaflow.sentence_bias.direction import Direction
 from cdaflow.sentence_bias.embeddings import WordVectors
-from cdaflow.sentence_bias.score import bias_score_arrays, bias_scores, word_bias, word_importance
+from cdaflow.sentence_bias.score import bias_score_arrays, score_rows, word_bias, word_importance
 
 torch.set_num_threads(1)
 
@@ -45,6 +45,10 @@ def test_case_fallback_for_uncased_vectors() -> None:
         word_bias(["nurse"], VECTORS, np.ones(4), L)
     with pytest.raises(ValueError, match="zero vector"):
         word_bias(["nurse"], VECTORS, np.zeros(3), L)
+
+
+def bias_scores(tokens, importance, vectors, direction, gender_words, *, rows=True):
+    return score_rows(tokens, bias_score_arrays(tokens, importance, vectors, direction, gender_words), rows=rows)
 
 
 def test_word_importance_from_argmax() -> None:

@@ -101,9 +101,8 @@ def _transformer(model: str):
 
 def _score_batches(args: argparse.Namespace, encoder, sentences, direction, words):
     """(sentence, BiasScore) for every sentence, encoded in batches of --batch-size."""
-    import torch
 
-    from cdaflow.sentence_bias.score import bias_scores, score_rows, word_importance
+    from cdaflow.sentence_bias.score import encoder_bias_scores, score_rows
     from cdaflow.sentence_bias.transformer import contextual_bias_scores
 
     for start in range(0, len(sentences), args.batch_size):
@@ -112,9 +111,7 @@ def _score_batches(args: argparse.Namespace, encoder, sentences, direction, word
             outputs = encoder.encode_tokens(chunk, args.batch_size)
             scores = score_rows(outputs.tokens, contextual_bias_scores(outputs, direction, words))
         else:
-            _, argmax, tokens = encoder.encode_with_argmax(chunk)
-            importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
-            scores = bias_scores(tokens, importance, encoder.vectors, direction, words)
+            scores = encoder_bias_scores(encoder, chunk, encoder.vectors, direction, words)
         yield from zip(chunk, scores, strict=True)
 
 

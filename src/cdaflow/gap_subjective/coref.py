@@ -43,7 +43,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,6 +51,7 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
+from cdaflow.config import settings_from
 from cdaflow.gap_subjective.gap import GapExample
 from cdaflow.io.models import resolve_model_source
 
@@ -328,11 +329,7 @@ class MLPSettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> MLPSettings:
         """Settings from a config mapping; unknown keys are an error (a typo must not fall back)."""
-        known = {field.name for field in fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"MLPSettings: unknown key(s) {unknown}; known keys are {sorted(known)}")
-        return cls(**dict(config))
+        return settings_from(cls, config, "MLPSettings")
 
 
 def relational_features(features: np.ndarray | torch.Tensor, feature_set: str = "concat") -> torch.Tensor:

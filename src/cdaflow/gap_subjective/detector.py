@@ -18,7 +18,6 @@ fresh classification head (see :func:`resolve_model_source`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import math
@@ -34,6 +33,7 @@ import torch
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 from sklearn.model_selection import train_test_split
 
+from cdaflow.config import settings_from
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.models import resolve_model_source
 
@@ -96,13 +96,7 @@ class DetectorSettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> DetectorSettings:
         """Settings from a config mapping; unknown keys are rejected by name (typos must not pass silently)."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(
-                f"detector settings: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-            )
-        return cls(**dict(config))
+        return settings_from(cls, config, "detector settings")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -37,6 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import torch
 
+from cdaflow.config import settings_from
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.models import resolve_model_source
 from cdaflow.morph_cda.lm import (
@@ -215,23 +216,13 @@ class LSTMScorerSettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LSTMScorerSettings:
         """From a mapping whose ``lm`` entry is a mapping of :class:`LMSettings` fields; unknown keys are rejected."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(
-                f"LSTM scorer settings: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-            )
         values = dict(config)
         if "lm" in values and not isinstance(values["lm"], LMSettings):
-            lm_known = {f.name for f in dataclasses.fields(LMSettings)} - {"seed"}
-            lm_unknown = sorted(set(values["lm"]) - lm_known)
-            if lm_unknown:
-                raise ValueError(
-                    f"LSTM scorer settings: unknown lm key(s) {', '.join(lm_unknown)}; "
-                    f"known: {', '.join(sorted(lm_known))}"
-                )
-            values["lm"] = LMSettings(**values["lm"])
-        return cls(**values)
+            lm = settings_from(LMSettings, values["lm"], "LSTM scorer settings: lm")
+            if "seed" in values["lm"]:
+                raise ValueError("LSTM scorer settings: lm: seed is not a setting here (the seed is the rule's)")
+            values["lm"] = lm
+        return settings_from(cls, values, "LSTM scorer settings")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,6 +20,7 @@ import pandas as pd
 
 from cdaflow.gap_subjective.gleu import sentence_gleu
 from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
+from cdaflow.io.structured import read_mapping
 
 __all__ = ["MANIFEST", "Subjectivizer", "load_fluency_scorer", "read_manifest", "score_transfers", "write_manifest"]
 
@@ -116,14 +117,7 @@ _MANIFEST_KEYS: dict[str, tuple[type, ...]] = {
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A subjectivizer's ``manifest.json``, checked key by key; ValueError names the file and the key."""
     path = Path(path)
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not valid UTF-8 ({error.reason})") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON: {error}") from None
-    if not isinstance(manifest, dict):
-        raise ValueError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
+    manifest = read_mapping(path, fmt="json")
     missing = [key for key in _MANIFEST_KEYS if key not in manifest]
     if missing:
         raise ValueError(

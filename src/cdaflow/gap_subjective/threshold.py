@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from cdaflow.config import settings_from
 
 __all__ = ["Thresholds", "apply_thresholds", "fluency_keep"]
 
@@ -34,10 +36,7 @@ class Thresholds:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Thresholds:
-        known = {f.name for f in fields(cls)}
-        if unknown := sorted(set(config) - known):
-            raise ValueError(f"unknown thresholding settings {unknown} (known: {sorted(known)})")
-        return cls(**config)
+        return settings_from(cls, config, "thresholding settings")
 
 
 def fluency_keep(

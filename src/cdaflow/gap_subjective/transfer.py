@@ -67,6 +67,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cdaflow.config import settings_from
 from cdaflow.io.atomic import atomic_directory, atomic_file
 from cdaflow.runtime import find_console_script
 
@@ -278,11 +279,7 @@ class TransferSettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> TransferSettings:
         """Settings from a config mapping; an unknown key is refused by name."""
-        known = {field.name for field in dataclasses.fields(cls)}
-        unknown = sorted(set(config) - known)
-        if unknown:
-            raise ValueError(f"unknown transfer setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-        return cls(**dict(config))
+        return settings_from(cls, config, "transfer settings")
 
 
 def onmt_options(settings: TransferSettings) -> dict[str, Any]:

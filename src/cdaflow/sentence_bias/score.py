@@ -37,9 +37,8 @@ __all__ = [
     "WordRow",
     "SentenceScores",
     "bias_score_arrays",
-    "bias_scores",
     "encoder_bias_scorer",
-    "encoder_sentence_score",
+    "encoder_bias_scores",
     "combine_scores",
     "score_rows",
     "word_bias",
@@ -257,20 +256,13 @@ def score_rows(tokens: Sequence[Sequence[str]], arrays: ScoreArrays, *, rows: bo
     return out
 
 
-def bias_scores(
-    tokens: Sequence[Sequence[str]],
-    importance: torch.Tensor | np.ndarray,
-    vectors: WordVectors,
-    direction: Direction | np.ndarray,
-    gender_words: Container[str],
-    *,
-    case_fallback: bool = False,
-    rows: bool = True,
+def encoder_bias_scores(
+    encoder, sentences: Sequence[str], vectors: WordVectors, direction: Direction, gender_words: Container[str]
 ) -> list[BiasScore]:
-    """:func:`bias_score_arrays` as one :class:`BiasScore` per sentence (`rows=False` skips the
-    per-word rows, for whole corpora)."""
-    arrays = bias_score_arrays(tokens, importance, vectors, direction, gender_words, case_fallback=case_fallback)
-    return score_rows(tokens, arrays, rows=rows)
+    """The bias scores of `sentences` under an InferSent-style encoder, with their word rows (Table 2)."""
+    _, argmax, tokens = encoder.encode_with_argmax(list(sentences))
+    importance = word_importance(torch.from_numpy(argmax), [len(t) for t in tokens])
+    return score_rows(tokens, bias_score_arrays(tokens, importance, vectors, direction, gender_words))
 
 
 @dataclass(frozen=True)
@@ -280,16 +272,6 @@ class SentenceScores:
     f: np.ndarray
     m: np.ndarray
     abs: np.ndarray
-
-
-def encoder_sentence_score(
-    encoder, sentence: str, vectors: WordVectors, direction: Direction, gender_words: Container[str]
-) -> BiasScore:
-    """The bias score of one sentence under an InferSent-style encoder, with its word rows (Table 2)."""
-    _, argmax, tokens = encoder.encode_with_argmax([sentence])
-    importance = word_importance(torch.from_numpy(argmax), [len(tokens[0])])
-    (scored,) = bias_scores(tokens, importance, vectors, direction, gender_words)
-    return scored
 
 
 def encoder_bias_scorer(

@@ -22,10 +22,8 @@ with rule_context(snakemake) as log:  # noqa: F821
     log.info("%d benchmark files; item counts of this run: %s", len(measured), items)
     at_paper, sources = paper_items()
     per_rule = scale_by_rule(measured, items, at_paper, p.gpu_rules, rule_items=p.rule_items, gpu_speedup=speedup)
+    per_study = estimate_paper_scale(per_rule, speedup)
     per_rule["items_source"] = per_rule["items"].map(sources).fillna("")
-    per_study = estimate_paper_scale(
-        measured, items, at_paper, p.gpu_rules, rule_items=p.rule_items, gpu_speedup=speedup
-    )
     for table in (measured, per_rule, per_study):
         table.insert(0, "scale", p.scale)
     write_tsv_atomic(measured, Path(smk.output.measured))

@@ -12,7 +12,7 @@ from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent
 from cdaflow.sentence_bias.nli import read_snli
 from cdaflow.sentence_bias.reports import snli_score_table, table2_example, table3_top_sentences
-from cdaflow.sentence_bias.score import encoder_bias_scorer, encoder_sentence_score
+from cdaflow.sentence_bias.score import encoder_bias_scorer, encoder_bias_scores
 from cdaflow.sentence_bias.wordlist import GenderWordList
 
 CHUNK = 4096  # sentences per encoding call: bounded memory at SNLI's 600k sentences
@@ -39,7 +39,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     scored = score(sentences)
     scores = snli_score_table(pairs, sentences, scored)
     write_tsv_atomic(scores, Path(smk.output.scores))
-    example = encoder_sentence_score(encoder, p.example, vectors, direction, gender_words)
+    (example,) = encoder_bias_scores(encoder, [p.example], vectors, direction, gender_words)
     write_tsv_atomic(table2_example(example, p.scale), Path(smk.output.table2))
     write_tsv_atomic(table3_top_sentences(sentences, scored, p.scale), Path(smk.output.table3))
     cut = thresholds(scores["pair_score"].to_numpy(), p.percentiles)
