@@ -75,70 +75,11 @@ and protocols), :mod:`.classifiers` (the logistic-regression protocols), :mod:`.
 STS-B) and :mod:`.runner` (:func:`run_senteval`); every public name is importable from this package.
 """
 
-from cdaflow.sentence_bias.senteval.classifiers import (
-    REGS_INNER_KFOLD,
-    REGS_KFOLD,
-    REGS_SPLIT,
-    cv_folds,
-    inner_kfold_eval,
-    kfold_eval,
-    make_logreg,
-    split_eval,
-)
-from cdaflow.sentence_bias.senteval.data import (
-    STS14_SUBSETS,
-    Split,
-    TaskDataMissing,
-    load_binary,
-    load_mrpc,
-    load_sick,
-    load_sst,
-    load_sts14,
-    load_stsb,
-    load_trec,
-)
-from cdaflow.sentence_bias.senteval.relatedness import (
-    encode_relatedness_labels,
-    pair_features,
-    relatedness_eval,
-)
-from cdaflow.sentence_bias.senteval.runner import (
-    run_senteval,
-)
-from cdaflow.sentence_bias.senteval.tasks import (
-    PAPER_TASKS,
-    TASKS,
-    TaskSpec,
-    get_task,
-    resolve_task_folder,
-)
+from cdaflow.sentence_bias.senteval import classifiers, data, relatedness, runner, tasks
+from cdaflow.sentence_bias.senteval.classifiers import *  # noqa: F403
+from cdaflow.sentence_bias.senteval.data import *  # noqa: F403
+from cdaflow.sentence_bias.senteval.relatedness import *  # noqa: F403
+from cdaflow.sentence_bias.senteval.runner import *  # noqa: F403
+from cdaflow.sentence_bias.senteval.tasks import *  # noqa: F403
 
-__all__ = [
-    "PAPER_TASKS",
-    "REGS_INNER_KFOLD",
-    "REGS_KFOLD",
-    "REGS_SPLIT",
-    "STS14_SUBSETS",
-    "TASKS",
-    "Split",
-    "TaskDataMissing",
-    "TaskSpec",
-    "cv_folds",
-    "encode_relatedness_labels",
-    "get_task",
-    "inner_kfold_eval",
-    "kfold_eval",
-    "load_binary",
-    "load_mrpc",
-    "load_sick",
-    "load_sst",
-    "load_sts14",
-    "load_stsb",
-    "load_trec",
-    "make_logreg",
-    "pair_features",
-    "relatedness_eval",
-    "resolve_task_folder",
-    "run_senteval",
-    "split_eval",
-]
+__all__ = [*classifiers.__all__, *data.__all__, *relatedness.__all__, *runner.__all__, *tasks.__all__]

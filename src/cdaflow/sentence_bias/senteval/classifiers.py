@@ -9,6 +9,11 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "REGS_INNER_KFOLD", "REGS_KFOLD", "REGS_SPLIT", "cv_folds", "inner_kfold_eval", "kfold_eval", "make_logreg",
+    "split_eval",
+]
+
 #: C grids of SentEval's scikit-learn path (``senteval/tools/validation.py``).
 REGS_INNER_KFOLD = tuple(2.0**t for t in range(-2, 4))  # InnerKFoldClassifier: MR, CR, SUBJ, MPQA
 REGS_KFOLD = tuple(2.0**t for t in range(-1, 6))  # KFoldClassifier: TREC, MRPC
@@ -53,6 +58,18 @@ def cv_folds(X: Any, y: Any, kfold: int = 10, seed: int = DEFAULT_SEED) -> list[
     return list(StratifiedKFold(n_splits=kfold, shuffle=True, random_state=seed).split(np.asarray(X), np.asarray(y)))
 
 
+def _select_c(
+    X: np.ndarray, y: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]], regs: Sequence[float],
+    n_classes: int, seed: int, solver: str,
+) -> tuple[list[float], int]:
+    """Mean cross-validated accuracy of each C (percent, 2 decimals, as SentEval) and the first best C's index."""
+    scores = []
+    for C in regs:
+        fold_scores = [_fit_score(C, X[a], y[a], X[b], y[b], n_classes, seed, solver)[1] for a, b in folds]
+        scores.append(round(100 * float(np.mean(fold_scores)), 2))
+    return scores, int(np.argmax(scores))
+
+
 def inner_kfold_eval(
     X: np.ndarray,
     y: np.ndarray,
@@ -72,15 +89,7 @@ def inner_kfold_eval(
     dev_results, test_results, fold_sizes, chosen = [], [], [], []
     for train_idx, test_idx in cv_folds(X, y, kfold, seed):
         Xtr, ytr = X[train_idx], y[train_idx]
-        inner = cv_folds(Xtr, ytr, kfold, seed)
-        scores = []
-        for C in regs:
-            reg_scores = [
-                _fit_score(C, Xtr[i_tr], ytr[i_tr], Xtr[i_te], ytr[i_te], n_classes, seed, solver)[1]
-                for i_tr, i_te in inner
-            ]
-            scores.append(round(100 * float(np.mean(reg_scores)), 2))
-        best = int(np.argmax(scores))
+        scores, best = _select_c(Xtr, ytr, cv_folds(Xtr, ytr, kfold, seed), regs, n_classes, seed, solver)
         dev_results.append(scores[best])
         _, acc = _fit_score(regs[best], Xtr, ytr, X[test_idx], y[test_idx], n_classes, seed, solver)
         test_results.append(round(100 * acc, 2))
@@ -113,11 +122,7 @@ def kfold_eval(
     Xtr, ytr, Xte, yte = map(np.asarray, (Xtr, ytr, Xte, yte))
     n_classes = len(np.unique(ytr))
     folds = cv_folds(Xtr, ytr, kfold, seed)
-    scores = []
-    for C in regs:
-        fold_scores = [_fit_score(C, Xtr[a], ytr[a], Xtr[b], ytr[b], n_classes, seed, solver)[1] for a, b in folds]
-        scores.append(round(100 * float(np.mean(fold_scores)), 2))
-    best = int(np.argmax(scores))
+    scores, best = _select_c(Xtr, ytr, folds, regs, n_classes, seed, solver)
     clf, acc = _fit_score(regs[best], Xtr, ytr, Xte, yte, n_classes, seed, solver)
     return {
         "devacc": scores[best],

@@ -8,6 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = [
+    "STS14_SUBSETS", "Split", "TaskDataMissing", "load_binary", "load_mrpc", "load_sick", "load_sst",
+    "load_sts14", "load_stsb", "load_trec",
+]
+
 STS14_SUBSETS = ("deft-forum", "deft-news", "headlines", "images", "OnWN", "tweet-news")
 
 TREC_COARSE = {"ABBR": 0, "DESC": 1, "ENTY": 2, "HUM": 3, "LOC": 4, "NUM": 5}

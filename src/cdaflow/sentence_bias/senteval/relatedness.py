@@ -10,6 +10,8 @@ import numpy as np
 
 from cdaflow.sentence_bias.senteval.classifiers import DEFAULT_SEED
 
+__all__ = ["encode_relatedness_labels", "pair_features", "relatedness_eval"]
+
 
 def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """SentEval's pair features ``[|u - v|, u * v]``."""

@@ -15,6 +15,8 @@ from cdaflow.sentence_bias.senteval.data import Split, TaskDataMissing
 from cdaflow.sentence_bias.senteval.relatedness import _pearson, _spearman, pair_features, relatedness_eval
 from cdaflow.sentence_bias.senteval.tasks import PAPER_TASKS, TaskSpec, get_task, resolve_task_folder
 
+__all__ = ["run_senteval"]
+
 Encoder = Callable[[list[str]], Any]
 
 # The package's logger, as before the split into modules.

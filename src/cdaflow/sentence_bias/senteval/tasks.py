@@ -6,16 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdaflow.sentence_bias.senteval.data import (
-    Split,
-    load_binary,
-    load_mrpc,
-    load_sick,
-    load_sst,
-    load_sts14,
-    load_stsb,
-    load_trec,
-)
+from cdaflow.sentence_bias.senteval import data
+from cdaflow.sentence_bias.senteval.data import Split
+
+__all__ = ["PAPER_TASKS", "TASKS", "TaskSpec", "get_task", "resolve_task_folder"]
 
 #: The twelve tasks of Dolci et al. 2023, Tables 8-9 (SentEval names).
 PAPER_TASKS = (
@@ -46,7 +40,7 @@ class TaskSpec:
 
 
 def _binary(task: str) -> Callable[[Path], dict[str, Split]]:
-    return lambda folder: load_binary(folder, task)
+    return lambda folder: data.load_binary(folder, task)
 
 
 TASKS: dict[str, TaskSpec] = {
@@ -56,16 +50,19 @@ TASKS: dict[str, TaskSpec] = {
         TaskSpec("CR", ("CR",), _binary("CR"), "inner_kfold", 2),
         TaskSpec("SUBJ", ("SUBJ",), _binary("SUBJ"), "inner_kfold", 2),
         TaskSpec("MPQA", ("MPQA",), _binary("MPQA"), "inner_kfold", 2),
-        TaskSpec("SST2", ("SST/binary", "SST/Binary"), lambda f: load_sst(f, 2), "split", 2, aliases=("SST-2",)),
-        TaskSpec("SST5", ("SST/fine", "SST/Fine-Grained"), lambda f: load_sst(f, 5), "split", 5, aliases=("SST-5",)),
-        TaskSpec("TREC", ("TREC",), load_trec, "kfold", 6),
-        TaskSpec("MRPC", ("MRPC",), load_mrpc, "kfold", 2, pairs=True),
-        TaskSpec("SICKEntailment", ("SICK",), lambda f: load_sick(f, "entailment"), "split", 3, True, ("SICK-E",)),
+        TaskSpec("SST2", ("SST/binary", "SST/Binary"), lambda f: data.load_sst(f, 2), "split", 2, aliases=("SST-2",)),
         TaskSpec(
-            "SICKRelatedness", ("SICK",), lambda f: load_sick(f, "relatedness"), "relatedness", 5, True, ("SICK-R",)
+            "SST5", ("SST/fine", "SST/Fine-Grained"), lambda f: data.load_sst(f, 5), "split", 5, aliases=("SST-5",)
         ),
-        TaskSpec("STSBenchmark", ("STS/STSBenchmark",), load_stsb, "relatedness", 5, True, ("STS-B", "STSB")),
-        TaskSpec("STS14", ("STS/STS14-en-test",), load_sts14, "sts", None, True),
+        TaskSpec("TREC", ("TREC",), data.load_trec, "kfold", 6),
+        TaskSpec("MRPC", ("MRPC",), data.load_mrpc, "kfold", 2, pairs=True),
+        TaskSpec("SICKEntailment", ("SICK",), lambda f: data.load_sick(f, "entailment"), "split", 3, True, ("SICK-E",)),
+        TaskSpec(
+            "SICKRelatedness", ("SICK",), lambda f: data.load_sick(f, "relatedness"), "relatedness", 5, True,
+            ("SICK-R",),
+        ),
+        TaskSpec("STSBenchmark", ("STS/STSBenchmark",), data.load_stsb, "relatedness", 5, True, ("STS-B", "STSB")),
+        TaskSpec("STS14", ("STS/STS14-en-test",), data.load_sts14, "sts", None, True),
     )
 }
 
