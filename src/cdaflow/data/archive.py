@@ -177,9 +177,12 @@ def _clean_name(archive: Path, raw: str, strip: int, *, member: str | None = Non
     return "/".join(parts) if parts else None
 
 
-def _check_members(archive: Path, members: Iterable[_Member]) -> list[_Member]:
-    """Cross-member checks: link targets, paths through symlinks, name collisions."""
+def _check_members(archive: Path, members: Iterable[_Member], strip: int, archive_members: int) -> list[_Member]:
+    """Cross-member checks: link targets, paths through symlinks, name collisions, and that
+    `strip` leaves something of the archive's `archive_members` members to extract."""
     members = list(members)
+    if strip and not members and archive_members:
+        raise ArchiveError(f"{archive}: nothing left to extract after strip_components={strip}")
     symlinks = {m.name for m in members if m.kind == "symlink"}
     by_name: dict[str, _Member] = {}
     for m in members:
@@ -276,9 +279,7 @@ def _extract_tar(archive: Path, tmp: Path, strip: int, max_bytes: int | None) ->
             if name is None:
                 continue
             selected.append((info, _Member(info.name, name, kind, link)))
-        _check_members(archive, (m for _, m in selected))
-        if strip and not selected and tf.getmembers():
-            raise ArchiveError(f"{archive}: nothing left to extract after strip_components={strip}")
+        _check_members(archive, (m for _, m in selected), strip, len(tf.getmembers()))
         for info, member in selected:
             info.name = member.name
             if member.kind == "hardlink":
@@ -312,9 +313,7 @@ def _extract_zip(archive: Path, tmp: Path, strip: int, max_bytes: int | None) ->
             if name is None:
                 continue
             selected.append((info, _Member(info.filename, name, kind, link)))
-        _check_members(archive, (m for _, m in selected))
-        if strip and not selected and zf.infolist():
-            raise ArchiveError(f"{archive}: nothing left to extract after strip_components={strip}")
+        _check_members(archive, (m for _, m in selected), strip, len(zf.infolist()))
         _check_total(archive, (info.file_size for info, m in selected if m.kind == "file"), max_bytes)
         for info, member in selected:
             path = tmp.joinpath(*member.name.split("/"))
