@@ -45,76 +45,80 @@ PEOPLE = (
 ).split()
 
 
-def _name(rng: random.Random) -> str:
-    return f"{rng.choice(FIRST_NAMES)} {rng.choice(SURNAMES)}"
+# One template per kind of line; every {slot} is drawn afresh by `_Slots`.
+TEMPLATES = (
+    "Estoy {adjective}.",
+    "¿Estás {adjective}?",
+    "{command}",
+    "Estoy {participle}, {first}.",
+    "{possessive}",
+    "Hola, {first}, ¿qué tal?",
+    "Mi número es el {phone}.",
+    "El pedido {code} llega el {day} de mayo.",
+    "{name} me dijo que vendría a las {time}.",
+    "¿Has visto a {name} en {place}?",
+    "Mañana viajo a {place} con {name} y {first}.",
+    "Te mando el {thing} por correo, son {price} euros.",
+    "La {fem_thing} de {first} está en la calle {surname} {street_number}.",
+    "Escríbeme a {user} cuando puedas.",
+    "No sé si {first} está {adjective} o solo {masculine_adjective}.",
+    "Soy {article} {nuevo}, me llamo {name}.",
+    "Ya he pagado {amount} euros a {name}.",
+    "Lo siento, {first}.",
+    "¿Quedamos el {day} a las {hour} en {place}?",
+    "Gracias por todo, {first} {surnames}.",
+    "Mi {person} {first} está {adjective}.",
+    "El {person} de {place} llegó a las {time}.",
+    "¿Conoces al {person} nuevo de {name}?",
+    "Los {people} de {first} son muy simpáticos.",
+)
+# Slots drawn from one word list.
+WORD_SLOTS = {"first": FIRST_NAMES, "surname": SURNAMES, "place": PLACES, "participle": PARTICIPLES,
+              "masculine_adjective": ADJECTIVES, "thing": THINGS, "fem_thing": FEM_THINGS, "person": PEOPLE,
+              "article": ("el", "la"), "nuevo": ("nuevo", "nueva"),
+              "command": ("Dámelo.", "Dámela.", "Cómpralo ya.", "Tráemela mañana.", "Hazlo tú."),
+              "possessive": ("Este es mío.", "Esta es tuya.", "Eso es bueno.", "Aquella es la mía.", "Ese es nuevo.")}
+
+# Slots drawn as a whole number in [low, high).
+NUMBER_SLOTS = {"phone": (600_000_000, 700_000_000), "day": (1, 29), "street_number": (1, 250),
+                "amount": (10, 5000), "hour": (8, 22)}
 
 
-def _feminine(word: str) -> str:
-    return word[:-1] + "a"
+class _Slots(dict):
+    """Fills a template's slots with values drawn from `rng`."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__()
+        self.rng = rng
+
+    def __missing__(self, slot: str) -> str:
+        rng = self.rng
+        if slot in WORD_SLOTS:
+            return rng.choice(WORD_SLOTS[slot])
+        if slot == "adjective":  # masculine or feminine, as speakers of either gender write
+            adjective = rng.choice(ADJECTIVES)
+            return adjective[:-1] + "a" if rng.random() < 0.5 else adjective
+        if slot == "name":
+            return f"{rng.choice(FIRST_NAMES)} {rng.choice(SURNAMES)}"
+        if slot == "surnames":
+            return rng.choice(SURNAMES) + rng.choice(("", "-" + rng.choice(SURNAMES)))
+        if slot == "people":
+            person = rng.choice(PEOPLE)
+            return person + ("s" if person[-1] in "aeiou" else "es")
+        if slot == "user":
+            return f"{rng.choice(FIRST_NAMES).lower()}_{rng.choice(SURNAMES).lower()}{rng.randrange(1000)}"
+        if slot == "code":
+            return f"{rng.choice('ABCDEFGHJK')}{rng.randrange(10_000, 99_999)}"
+        if slot == "time":
+            return f"{rng.randrange(7, 23)}:{rng.randrange(60):02d}"
+        if slot == "price":
+            return f"{rng.randrange(2, 900)},{rng.randrange(100):02d}"
+        low, high = NUMBER_SLOTS[slot]
+        return str(rng.randrange(low, high))
 
 
 def _line(rng: random.Random) -> str:
-    choice = rng.randrange(24)
-    adjective = rng.choice(ADJECTIVES)
-    if rng.random() < 0.5:
-        adjective = _feminine(adjective)
-    if choice == 0:
-        return f"Estoy {adjective}."
-    if choice == 1:
-        return f"¿Estás {adjective}?"
-    if choice == 2:
-        return rng.choice(("Dámelo.", "Dámela.", "Cómpralo ya.", "Tráemela mañana.", "Hazlo tú."))
-    if choice == 3:
-        return f"Estoy {rng.choice(PARTICIPLES)}, {rng.choice(FIRST_NAMES)}."
-    if choice == 4:
-        return rng.choice(("Este es mío.", "Esta es tuya.", "Eso es bueno.", "Aquella es la mía.", "Ese es nuevo."))
-    if choice == 5:
-        return f"Hola, {rng.choice(FIRST_NAMES)}, ¿qué tal?"
-    if choice == 6:
-        return f"Mi número es el {rng.randrange(600_000_000, 700_000_000)}."
-    if choice == 7:
-        code = f"{rng.choice('ABCDEFGHJK')}{rng.randrange(10_000, 99_999)}"
-        return f"El pedido {code} llega el {rng.randrange(1, 29)} de mayo."
-    if choice == 8:
-        return f"{_name(rng)} me dijo que vendría a las {rng.randrange(7, 23)}:{rng.randrange(60):02d}."
-    if choice == 9:
-        return f"¿Has visto a {_name(rng)} en {rng.choice(PLACES)}?"
-    if choice == 10:
-        return f"Mañana viajo a {rng.choice(PLACES)} con {_name(rng)} y {rng.choice(FIRST_NAMES)}."
-    if choice == 11:
-        thing = rng.choice(THINGS)
-        price = f"{rng.randrange(2, 900)},{rng.randrange(100):02d}"
-        return f"Te mando el {thing} por correo, son {price} euros."
-    if choice == 12:
-        thing, name = rng.choice(FEM_THINGS), rng.choice(FIRST_NAMES)
-        return f"La {thing} de {name} está en la calle {rng.choice(SURNAMES)} {rng.randrange(1, 250)}."
-    if choice == 13:
-        user = f"{rng.choice(FIRST_NAMES).lower()}_{rng.choice(SURNAMES).lower()}{rng.randrange(1000)}"
-        return f"Escríbeme a {user} cuando puedas."
-    if choice == 14:
-        return f"No sé si {rng.choice(FIRST_NAMES)} está {adjective} o solo {rng.choice(ADJECTIVES)}."
-    if choice == 15:
-        return f"Soy {rng.choice(('el', 'la'))} {rng.choice(('nuevo', 'nueva'))}, me llamo {_name(rng)}."
-    if choice == 16:
-        return f"Ya he pagado {rng.randrange(10, 5000)} euros a {_name(rng)}."
-    if choice == 17:
-        return f"Lo siento, {rng.choice(FIRST_NAMES)}."
-    if choice == 18:
-        return f"¿Quedamos el {rng.randrange(1, 31)} a las {rng.randrange(8, 22)} en {rng.choice(PLACES)}?"
-    if choice == 20:
-        return f"Mi {rng.choice(PEOPLE)} {rng.choice(FIRST_NAMES)} está {adjective}."
-    if choice == 21:
-        person, place = rng.choice(PEOPLE), rng.choice(PLACES)
-        hour = f"{rng.randrange(7, 23)}:{rng.randrange(60):02d}"
-        return f"El {person} de {place} llegó a las {hour}."
-    if choice == 22:
-        return f"¿Conoces al {rng.choice(PEOPLE)} nuevo de {_name(rng)}?"
-    if choice == 23:
-        person = rng.choice(PEOPLE)
-        return f"Los {person}{'s' if person[-1] in 'aeiou' else 'es'} de {rng.choice(FIRST_NAMES)} son muy simpáticos."
-    name = rng.choice(FIRST_NAMES)
-    surname = rng.choice(SURNAMES) + rng.choice(("", "-" + rng.choice(SURNAMES)))
-    return f"Gracias por todo, {name} {surname}."
+    return rng.choice(TEMPLATES).format_map(_Slots(rng))
 
 
 def synthetic_lines(count: int, seed: int = 13) -> Iterator[str]:
