@@ -404,15 +404,13 @@ def infersent_scorer(
 def infersent_scorer_of_rule(smk: Any) -> Scorer:
     """:func:`infersent_scorer` from a rule's files: inputs ``vectors``, ``encoder``, ``direction``
     and ``words``, params ``pretrained`` and ``encoder_member``; on CUDA when the rule holds a GPU."""
-    import torch
-
-    from cdaflow.runtime import input_path
+    from cdaflow.runtime import input_path, rule_device
 
     p = smk.params
     return infersent_scorer(
         smk.input.vectors, input_path(smk.input.encoder, p.encoder_member if p.pretrained else None),
         smk.input.direction, smk.input.words, pretrained=p.pretrained,
-        device="cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu",
+        device=rule_device(smk),
     )  # fmt: skip
 
 

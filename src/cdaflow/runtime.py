@@ -49,8 +49,12 @@ def setup_logging(log_file: str | Path | None = None, level: int = logging.INFO)
 
 
 @contextlib.contextmanager
-def rule_context(smk: Any, seed: int | None = None) -> Iterator[logging.Logger]:
-    """Set up a Snakemake script: logging to its `log:`, threads, seed; log any failure in full."""
+def rule_context(smk: Any, seed: int | None = None) -> Iterator[tuple[Any, logging.Logger]]:
+    """Set up a Snakemake script: logging to its `log:`, threads, seed; log any failure in full.
+
+    Yields the ``snakemake`` object back with the rule's logger, so that a script reads
+    ``with rule_context(snakemake) as (smk, log):``.
+    """
     setup_logging(smk.log[0] if len(smk.log) else None)
     rule_log = logging.getLogger(f"cdaflow.rule.{smk.rule}")
     wildcards = dict(smk.wildcards.items())
@@ -69,11 +73,25 @@ def rule_context(smk: Any, seed: int | None = None) -> Iterator[logging.Logger]:
         sys.modules["torch"].set_num_threads(smk.threads)
     started = time.perf_counter()
     try:
-        yield rule_log
+        yield smk, rule_log
     except BaseException:
         rule_log.exception("rule %s failed", smk.rule)
         raise
     rule_log.info("rule %s done in %.1f s", smk.rule, time.perf_counter() - started)
+
+
+def rule_device(smk: Any) -> str:
+    """``"cuda"`` when the rule asks for a GPU (its ``gpu`` resource) and torch sees one, else ``"cpu"``.
+
+    Torch is imported here if the script has not yet; its threads are capped as in :func:`rule_context`.
+    """
+    import torch
+
+    if hasattr(smk, "threads"):
+        torch.set_num_threads(smk.threads)
+    device = "cuda" if getattr(smk.resources, "gpu", 0) and torch.cuda.is_available() else "cpu"
+    logging.getLogger(f"cdaflow.rule.{getattr(smk, 'rule', 'script')}").info("device %s", device)
+    return device
 
 
 def input_path(inputs: Any, member: str | None = None) -> Path | None:

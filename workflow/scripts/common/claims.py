@@ -6,8 +6,7 @@ from cdaflow.claims import ledger_table, load_claims
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     output = Path(smk.output.ledger)
     table = ledger_table(output.parent, load_claims(smk.input.claims), scale=smk.params.scale)
     write_tsv_atomic(table, output)

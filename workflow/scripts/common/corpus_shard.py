@@ -8,8 +8,7 @@ from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser, parse_numbered_lines
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     corpus = smk.params.corpus
     shard, shards = int(smk.wildcards.shard), corpus["shards"]
     source = Path(smk.input[0]) / corpus["file"]

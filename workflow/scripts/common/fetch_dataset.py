@@ -6,8 +6,7 @@ from cdaflow.data.datasets import acquire, fetch_options
 from cdaflow.data.lockfile import LockFile
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     options = smk.params.downloads
     acquire(
         smk.wildcards.dataset,

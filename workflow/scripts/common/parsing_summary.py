@@ -9,8 +9,7 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 from cdaflow.text.stats import conllu_stats
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     rows = []
     for kind, paths, backend in (
         ("treebank", smk.input.treebanks, smk.params.parsing["treebanks"]),

@@ -10,8 +10,7 @@ from cdaflow.io.tables import read_tsv
 from cdaflow.reporting import load_catalogue, render_readme
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     catalogue = load_catalogue(smk.input.catalogue)
     readme = Path(smk.output.readme)

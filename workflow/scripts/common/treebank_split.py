@@ -7,8 +7,7 @@ from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = Path(smk.input[0]) / smk.params.file
     backend, lang = smk.params.backend, smk.params.lang
     options = parser_options(smk.params.parsing, backend, lang, gpu=smk.resources.gpu)

@@ -8,8 +8,7 @@ from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.nli import read_snli
 from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     score = infersent_scorer_of_rule(smk)
     # The swapper of rule sentence_bias_corpora: Appendix A's word pairs and the top SSA names.

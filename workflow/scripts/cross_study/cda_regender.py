@@ -7,21 +7,19 @@ segments correctly, ~9% with character adjectives added; this repeats it with ou
 from pathlib import Path
 
 import pandas as pd
-import torch
 
 from cdaflow.cross_study import CharacterAdjectives, cda_on_regender_testset, parse_segments
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.cda import load_model
 from cdaflow.regender.testsets import read_test_set
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     generator, gazetteer = load_model(Path(smk.input.model), device=device, threads=smk.threads)
     if generator.lang != "es":
         raise ValueError(f"{smk.input.model}: Study B's test sets are Spanish, the model is for {generator.lang!r}")

@@ -9,8 +9,7 @@ from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     score = infersent_scorer_of_rule(smk)
     tables = []

@@ -13,8 +13,7 @@ from cdaflow.scale_notes import (
     scale_by_rule,
 )
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     speedup = p.gpu_speedup or DEFAULT_GPU_SPEEDUP
     measured = read_benchmarks(p.benchmarks, p.patterns)

@@ -11,8 +11,7 @@ from cdaflow.gap_subjective.scorer import score, write_system_tsv
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     loaded = {tuple(key): np.load(path) for key, path in zip(p.sets, smk.input.features)}
     gold = {tuple(key): read_gap(path) for key, path in zip(p.sets, smk.input.gold)}

@@ -3,17 +3,15 @@
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from cdaflow.gap_subjective.coref import SpanEncoder
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.io.atomic import atomic_file
-from cdaflow.runtime import model_source, rule_context
+from cdaflow.runtime import model_source, rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     examples = read_gap(smk.input.gap)
     source = model_source(p.settings["encoder"], smk.input.encoder, p.encoder_member)
     encoder = SpanEncoder.load(source, max_length=p.settings["max_length"])

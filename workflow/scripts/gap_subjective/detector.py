@@ -3,18 +3,16 @@
 from pathlib import Path
 
 import pandas as pd
-import torch
 
 from cdaflow.gap_subjective.detector import DetectorSettings, evaluate, split_sentences, train_detector
 from cdaflow.gap_subjective.reports import detector_table
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import model_source, rule_context
+from cdaflow.runtime import model_source, rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     spec = dict(p.settings)
     threshold = spec.pop("threshold")
     model_ref = spec.pop("model")

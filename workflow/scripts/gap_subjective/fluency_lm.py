@@ -1,15 +1,13 @@
 """The offline fluency LM: SentencePiece + LSTM LM on the WNC text (rule gap_subjective_fluency_lm)."""
 
-import torch
 
 from cdaflow.gap_subjective.fluency import LSTMScorerSettings, train_lstm_scorer
 from cdaflow.io.tables import read_tsv
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     pairs = read_tsv(smk.input.pairs, text_columns=("id", "objective", "subjective"))
     # Both sides: the LM judges the fluency of objective originals and subjective transfers alike.
     texts = pairs["objective"].tolist() + pairs["subjective"].tolist()

@@ -7,8 +7,7 @@ from cdaflow.gap_subjective.reports import table6
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     key = read_tsv(smk.input.key, text_columns=("item", "group", "source"))
     sheets = [read_filled_sheet(path) for path in smk.input.ratings]
     table = table6(sheets, key)

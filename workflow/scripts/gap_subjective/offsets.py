@@ -10,8 +10,7 @@ from cdaflow.gap_subjective.sentences import split_sentences
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     examples = read_gap(smk.input.gap)
     sentences = read_tsv(smk.input.sentences, text_columns=("id", "sentence"))
     verdicts = read_tsv(smk.input.verdicts, text_columns=("id", "original", "transferred"))

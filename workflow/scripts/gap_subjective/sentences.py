@@ -9,8 +9,7 @@ from cdaflow.gap_subjective.sentences import split_sentences
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     source = input_path(smk.input.gap, p.member) / f"gap-{smk.wildcards.gap_split}.tsv"
     examples = read_gap(source)

@@ -2,15 +2,12 @@
 
 from pathlib import Path
 
-import torch
-
 from cdaflow.gap_subjective.detector import Detector
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+with rule_context(snakemake) as (smk, log):  # noqa: F821
+    device = rule_device(smk)
     sentences = read_tsv(smk.input.sentences, text_columns=("id", "sentence"))
     detector = Detector.load(smk.input.model, device=device)
     probability = detector.predict_proba(sentences["sentence"].tolist())

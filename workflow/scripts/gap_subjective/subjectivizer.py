@@ -3,8 +3,7 @@
 from cdaflow.gap_subjective.subjectivizer import write_manifest
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     fluency = {"backend": p.fluency["backend"]}
     if p.fluency["backend"] == "lstm":

@@ -7,8 +7,7 @@ from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     verdicts = {
         split: read_tsv(path, text_columns=("id", "original", "transferred"))

@@ -2,17 +2,14 @@
 
 from pathlib import Path
 
-import torch
-
 from cdaflow.gap_subjective.subjectivizer import load_fluency_scorer, score_transfers
 from cdaflow.gap_subjective.threshold import Thresholds
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import model_source, rule_context
+from cdaflow.runtime import model_source, rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     transfers = read_tsv(smk.input.transfer, text_columns=("id", "original", "transferred"))
     detected = read_tsv(smk.input.subjectivity, text_columns=("id",))
     if transfers[["id", "index"]].values.tolist() != detected[["id", "index"]].values.tolist():

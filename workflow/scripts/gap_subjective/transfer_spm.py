@@ -6,8 +6,7 @@ from pathlib import Path
 from cdaflow.gap_subjective.transfer import number_symbols, train_sentencepiece
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     paths = [input_path(smk.input.texts, p.member)] if p.member else [Path(path) for path in smk.input.texts]
     texts = [line.strip() for path in paths for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -4,18 +4,15 @@ import json
 import shutil
 from pathlib import Path
 
-import torch
-
 from cdaflow.gap_subjective.reports import transfer_table
 from cdaflow.gap_subjective.transfer import TransferSettings, encode_pieces, train_transfer, validation_metrics
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    gpu = bool(smk.resources.gpu and torch.cuda.is_available())
+    gpu = rule_device(smk) == "cuda"
     settings = TransferSettings.from_config({"seed": p.seed, **p.settings})
     train_src, train_tgt, valid_src, valid_tgt = smk.input.data
     with atomic_directory(Path(smk.output.model)) as tmp:

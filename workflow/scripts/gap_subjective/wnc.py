@@ -9,8 +9,7 @@ from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     source = input_path(smk.input.wnc, p.member)
     pairs = read_wnc(source, p.layout)

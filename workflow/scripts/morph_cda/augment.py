@@ -10,13 +10,12 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.augment import CORPORA, AugmentCounts, augment_corpus, count_gazetteer_nouns, write_corpora
 from cdaflow.morph_cda.cda import load_model
 from cdaflow.morph_cda.reports import corpus_stats, noun_counts_table
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     lang, settings = smk.wildcards.lang, smk.params.settings
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     generator, gazetteer = load_model(Path(smk.input.model), device=device, threads=smk.threads)
     noun_counts: Counter = Counter()
     counts = AugmentCounts()

@@ -13,8 +13,7 @@ from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.reports import examples_markdown, intrinsic_tables
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     lang, scale, params = smk.params.lang, smk.params.scale, smk.params.params
     annotations = read_joined(Path(smk.input.annotations), smk.input.annotated)

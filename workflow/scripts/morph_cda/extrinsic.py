@@ -20,8 +20,7 @@ def save(fig, path):
     plt.close(fig)
 
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     tables = extrinsic_tables(
         p.scale, p.langs, smk.input.probes, smk.input.nouns, smk.input.stats, smk.input.lms, p.threshold

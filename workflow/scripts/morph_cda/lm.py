@@ -10,10 +10,9 @@ import torch
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.morph_cda.lm import LMSettings, sentence_perplexity, train_lm
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     settings = smk.params.settings
     lines = [line.strip() for line in Path(smk.input[0]).read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -23,7 +22,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     n_dev = max(1, int(len(lines) * settings["dev_fraction"]))
     dev_lines = [lines[i] for i in order[:n_dev]]
     train_lines = [lines[i] for i in order[n_dev:]]
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     with atomic_directory(Path(smk.output[0])) as tmp:
         spm.SentencePieceTrainer.train(
             sentence_iterator=iter(train_lines), model_prefix=str(tmp / "bpe"), model_type="bpe",

@@ -8,8 +8,7 @@ from cdaflow.morph_cda.annotations import hold_out_dev, join, read_annotations, 
 from cdaflow.morph_cda.reports import prepare_summary
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     annotations = read_annotations(Path(smk.input.annotations))
     annotated_keys = {a.key for a in annotations}
     train, dropped_train = without_annotated(smk.input.train, annotated_keys)

@@ -12,8 +12,7 @@ from cdaflow.morph_cda.lm import LSTMLanguageModel, prefix_log_likelihood
 from cdaflow.morph_cda.probes import ProbeLanguage
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     lang = smk.wildcards.lang
     gazetteer = Gazetteer.read(Path(smk.input.model) / "gazetteer.tsv")

@@ -14,10 +14,9 @@ from cdaflow.morph_cda.reinflection import (
     split_heldout,
 )
 from cdaflow.morph_cda.reports import reinflection_table
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     lang, settings = smk.wildcards.lang, smk.params.settings
     train_sentences = list(read_conllu(smk.input.train)) + list(read_conllu(smk.input.dev))
@@ -26,7 +25,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     examples = examples_from_sentences(train_sentences, features=None)
     train, heldout = split_heldout(examples, fraction=settings["heldout"], seed=smk.params.seed)
     log.info("%d gendered words: %d train, %d held out", len(examples), len(train), len(heldout))
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     reinflector = Reinflector.train(
         train,
         heldout,

@@ -8,14 +8,13 @@ import torch
 from cdaflow.io.conllu import read_conllu, words
 from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches, train
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     settings = smk.params.settings
     features = tuple(smk.params.features)
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     train_trees = list(read_conllu(smk.input.train))
     dev_trees = list(read_conllu(smk.input.dev))
     inventory = TagInventory.from_tags(

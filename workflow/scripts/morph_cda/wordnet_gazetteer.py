@@ -8,8 +8,7 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.wordnet import gender_pairs, load_suffixes, person_synsets, read_omw_lemmas, read_pwn_hypernyms
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     lang = smk.wildcards.lang
     persons = person_synsets(read_pwn_hypernyms(input_path(smk.input.pwn, smk.params.pwn_member)))
     lemmas = read_omw_lemmas(input_path(smk.input.omw, smk.params.omw_member))

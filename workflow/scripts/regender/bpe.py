@@ -6,8 +6,7 @@ from cdaflow.regender.corpus import iter_lines
 from cdaflow.regender.rewriter import train_bpe
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     texts = [line for path in smk.input for line in iter_lines(path)]
     prefix = Path(smk.output.model).with_suffix("")
     model = train_bpe(texts, prefix, smk.params.vocab_size, threads=smk.threads)

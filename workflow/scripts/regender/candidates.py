@@ -8,8 +8,7 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.regender.corpus import shard_corpus
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = input_path(smk.input.corpus, smk.params.member)
     counts = shard_corpus([source], smk.output.shards, max_words=smk.params.max_words)
     table = pd.DataFrame([vars(counts)])

@@ -11,8 +11,7 @@ from cdaflow.regender.reports import classifier_table
 from cdaflow.regender.testsets import read_tagged_test_set
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     corpus = Path(smk.input.corpus[0]).parent
     texts, labels, gendered = read_split(corpus, "train")

@@ -11,8 +11,7 @@ from cdaflow.runtime import rule_context
 
 SYSTEMS = ("nmt", "nmt_t", "nmt_at", "rules")
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     revisions = read_revisions(smk.input.revisions) if smk.input.revisions else {}
     check_revision_sets(revisions, list(p.testsets))

@@ -18,8 +18,7 @@ def decisions(paths):
                 yield row["segment"], row["label"] or None, row["variant"] or None, row["gendered"] == "1"
 
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     test_segments = {text for path in smk.input.test_sets for row in read_test_set(path)
                      for text in (row.segment, *row.variants)}

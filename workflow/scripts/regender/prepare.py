@@ -6,8 +6,7 @@ from cdaflow.io.atomic import atomic_directory, atomic_file
 from cdaflow.regender.rewriter import add_tags, apply_bpe, run_sockeye
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     folder = Path(smk.input.corpus[0]).parent
     setup = smk.wildcards.setup

@@ -7,8 +7,7 @@ from cdaflow.io.atomic import atomic_file
 from cdaflow.regender.rules import RuleSet, Segment
 from cdaflow.runtime import rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     rules = RuleSet.load(Path(smk.input.rule_files[0]).parent)
     changed = 0
     with open(smk.input.segments, encoding="utf-8") as source, atomic_file(smk.output[0], "w") as handle:

@@ -12,8 +12,7 @@ from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = Path(smk.input.segments)
     backend = smk.params.backend
     parser = get_parser(backend, "es", **parser_options(smk.params.parsing, backend, "es", gpu=smk.resources.gpu))

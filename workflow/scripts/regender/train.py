@@ -2,15 +2,12 @@
 
 from pathlib import Path
 
-import torch
-
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.regender.rewriter import run_sockeye, settle_model_folder, train_command
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
-    use_cpu = not (smk.resources.gpu and torch.cuda.is_available())
+with rule_context(snakemake) as (smk, log):  # noqa: F821
+    use_cpu = rule_device(smk) == "cpu"
     with atomic_directory(Path(smk.output[0])) as tmp:
         tmp.rmdir()  # sockeye-train refuses an existing output folder without --overwrite-output
         arguments = train_command(smk.input.prepared, smk.input.dev[0], smk.input.dev[1], tmp,

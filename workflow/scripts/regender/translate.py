@@ -3,15 +3,12 @@
 import tempfile
 from pathlib import Path
 
-import torch
-
 from cdaflow.io.atomic import atomic_file
 from cdaflow.regender.rewriter import add_tags, apply_bpe, remove_bpe, run_sockeye
 from cdaflow.regender.testsets import read_tagged_test_set
-from cdaflow.runtime import rule_context
+from cdaflow.runtime import rule_context, rule_device
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     setup = smk.wildcards.setup
     records = read_tagged_test_set(smk.input.testset)
     sources = [r["text"] or " ".join(r["tokens"]) for r in records]
@@ -19,7 +16,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         sources = add_tags(sources, [r["label"] for r in records])  # gold tags
     elif setup == "nmt_at":
         sources = add_tags(sources, Path(smk.input.tags).read_text(encoding="utf-8").splitlines())
-    use_cpu = not (smk.resources.gpu and torch.cuda.is_available())
+    use_cpu = rule_device(smk) == "cpu"
     with tempfile.TemporaryDirectory() as work:
         source_path, output_path = Path(work) / "input.bpe", Path(work) / "output.bpe"
         source_path.write_text("".join(line + "\n" for line in apply_bpe(smk.input.bpe, sources)), encoding="utf-8")

@@ -11,8 +11,7 @@ from cdaflow.sentence_bias.corpora import Pair, derived_corpora
 from cdaflow.sentence_bias.nli import write_snli_jsonl
 from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     table = pd.read_csv(smk.input.scores, sep="\t", keep_default_na=False)
     pairs = [Pair(r.premise, r.hypothesis, r.label) for r in table.itertuples()]

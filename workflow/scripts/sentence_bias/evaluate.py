@@ -8,15 +8,14 @@ import pandas as pd
 import torch
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.runtime import input_path, rule_context, rule_device
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent
 from cdaflow.sentence_bias.seat import SEAT_FILES, read_seat, run_seat
 from cdaflow.sentence_bias.senteval import run_senteval
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     p = smk.params
     model_dir = Path(smk.input.model)
@@ -25,7 +24,7 @@ with rule_context(snakemake) as log:  # noqa: F821
         vectors = debiased_vectors(
             vectors, np.load(smk.input.direction), input_path(smk.input.debiaswe, p.debiaswe_member)
         )
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     encoder = InferSent.load(model_dir, vectors, device=device)
 
     def encode(sentences):

@@ -11,8 +11,7 @@ from cdaflow.sentence_bias.direction import PAPER_PAIRS, gender_direction, load_
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.reports import gender_direction_figure, gender_direction_table
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     vectors = open_vectors(smk.input.vectors)
     # GloVe 6B is lower-cased: fold case when a cased word (Mary) is missing.
     fold = not any(w[:1].isupper() for w in vectors.words[:1000])

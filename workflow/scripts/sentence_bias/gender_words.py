@@ -7,8 +7,7 @@ from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.reports import gender_words_table
 from cdaflow.sentence_bias.wordlist import build_gender_word_list
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     debiaswe, gn_glove_dir, ssa = (
         input_path(smk.input[key], p.members[key]) for key in ("debiaswe", "gn_glove", "ssa")

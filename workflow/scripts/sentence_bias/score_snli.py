@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.runtime import input_path, rule_context, rule_device
 from cdaflow.sentence_bias.corpora import score_histogram, thresholds
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent
@@ -17,14 +17,13 @@ from cdaflow.sentence_bias.wordlist import GenderWordList
 
 CHUNK = 4096  # sentences per encoding call: bounded memory at SNLI's 600k sentences
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     p = smk.params
     vectors = open_vectors(smk.input.vectors)
     direction = np.load(smk.input.direction)
     gender_words = GenderWordList.load(smk.input.words)
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     encoder_path = input_path(smk.input.encoder, p.encoder_member if p.pretrained else None)
     encoder = InferSent.load_any(encoder_path, vectors, pretrained=p.pretrained, device=device)
     score = encoder_bias_scorer(encoder, vectors, direction, gender_words, chunk=CHUNK)

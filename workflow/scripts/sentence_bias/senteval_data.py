@@ -6,8 +6,7 @@ from pathlib import Path
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.runtime import input_path, rule_context
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     with atomic_directory(Path(smk.output[0])) as tmp:
         for folder, part, member in zip(smk.params.folders, smk.input.parts, smk.params.members, strict=True):
             source = input_path(part, member).resolve()

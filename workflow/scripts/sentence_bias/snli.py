@@ -6,8 +6,7 @@ from cdaflow.io.atomic import atomic_directory
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.nli import read_nli_corpus, write_snli_jsonl
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     source = input_path(smk.input.snli, p.member)
     splits = read_nli_corpus(source, p.format, dev_size=p.split["dev"], test_size=p.split["test"], seed=p.seed)

@@ -8,8 +8,7 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 from cdaflow.sentence_bias.reports import models_table, seat_figure, seat_table, senteval_overall, senteval_table
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     scale, models = smk.params.scale, smk.params.models
     seat = pd.concat([pd.read_csv(path, sep="\t") for path in smk.input.seat], ignore_index=True)
     senteval = pd.concat([pd.read_csv(path, sep="\t") for path in smk.input.senteval], ignore_index=True)

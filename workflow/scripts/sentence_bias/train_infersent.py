@@ -5,14 +5,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.runtime import input_path, rule_context, rule_device
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent
 from cdaflow.sentence_bias.nli import NLINet, evaluate, read_snli, train_nli
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     model_name, seed = smk.wildcards.model, smk.params.seed
     vectors = open_vectors(smk.input.vectors)
@@ -23,7 +22,7 @@ with rule_context(snakemake) as log:  # noqa: F821
     folder = Path(smk.input.corpus)
     train, dev, test = (read_snli(folder / f"snli_1.0_{split}.jsonl") for split in ("train", "dev", "test"))
     log.info("%s: %d train, %d dev, %d test pairs from %s", model_name, len(train), len(dev), len(test), folder)
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     encoder_settings, training = smk.params.encoder, smk.params.training
     infersent = InferSent.build(
         vectors, encoder_settings["hidden"], zero_pad_in_max=encoder_settings["zero_pad_in_max"],

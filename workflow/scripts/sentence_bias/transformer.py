@@ -7,7 +7,7 @@ import pandas as pd
 import torch
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.runtime import input_path, rule_context, rule_device
 from cdaflow.sentence_bias import reports
 from cdaflow.sentence_bias.nli import read_snli
 from cdaflow.sentence_bias.score import score_rows
@@ -23,12 +23,11 @@ from cdaflow.sentence_bias.transformer import (
 )
 from cdaflow.sentence_bias.wordlist import GenderWordList
 
-with rule_context(snakemake) as log:  # noqa: F821
-    smk = snakemake  # noqa: F821
+with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     torch.set_num_threads(smk.threads)
     torch.manual_seed(p.seed)
-    device = "cuda" if smk.resources.gpu and torch.cuda.is_available() else "cpu"
+    device = rule_device(smk)
     spec = p.spec["model"]
     local = input_path(smk.input.model, p.model_member) if smk.input.model else None
     encoder = TransformerEncoder.from_spec(spec, local, device=device, max_length=p.spec["max_length"])
