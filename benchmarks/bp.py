@@ -242,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<28}: {n / seconds:9.0f} sentences/s ({seconds * 1e3:.1f} ms)")
     for baseline in ("torch", "numpy"):
         print(f"speed-up vs {baseline} baseline  : {runs[baseline] / t_batched:6.1f}x")
-    print(f"log_partition + backward    : {t_log_z * per_1000 * 1e3:6.1f} ms per 1,000 trees")
-    print(f"TreeBatch.from_heads        : {t_trees * per_1000 * 1e3:6.1f} ms per 1,000 trees")
+    for label, seconds in (("log_partition + backward", t_log_z), ("TreeBatch.from_heads", t_trees)):
+        print(f"{label:<28}: {seconds * per_1000 * 1e3:6.1f} ms per 1,000 trees")
     return 0
 
 

@@ -2,26 +2,21 @@
 
 from pathlib import Path
 
+from cdaflow import scale_notes
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
-from cdaflow.scale_notes import (
-    DEFAULT_GPU_SPEEDUP,
-    estimate_paper_scale,
-    measured_items,
-    paper_items,
-    read_benchmarks,
-    scale_by_rule,
-)
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
-    speedup = p.gpu_speedup or DEFAULT_GPU_SPEEDUP
-    measured = read_benchmarks(p.benchmarks, p.patterns)
-    items = measured_items(p.results)
+    speedup = p.gpu_speedup or scale_notes.DEFAULT_GPU_SPEEDUP
+    measured = scale_notes.read_benchmarks(p.benchmarks, p.patterns)
+    items = scale_notes.measured_items(p.results)
     log.info("%d benchmark files; item counts of this run: %s", len(measured), items)
-    at_paper, sources = paper_items()
-    per_rule = scale_by_rule(measured, items, at_paper, p.gpu_rules, rule_items=p.rule_items, gpu_speedup=speedup)
-    per_study = estimate_paper_scale(per_rule, speedup)
+    at_paper, sources = scale_notes.paper_items()
+    per_rule = scale_notes.scale_by_rule(
+        measured, items, at_paper, p.gpu_rules, rule_items=p.rule_items, gpu_speedup=speedup
+    )
+    per_study = scale_notes.estimate_paper_scale(per_rule, speedup)
     per_rule["items_source"] = per_rule["items"].map(sources).fillna("")
     for table in (measured, per_rule, per_study):
         table.insert(0, "scale", p.scale)
