@@ -105,3 +105,10 @@ def test_lm_save_and_load(tmp_path):
     assert torch.allclose(model(x), again(x))
     with pytest.raises(FileNotFoundError, match="not a language model folder"):
         LSTMLanguageModel.load(tmp_path)
+
+
+def test_language_model_settings_refuse_values_out_of_range():
+    with pytest.raises(ValueError, match=r"epochs=0 must be a positive integer; dropout=1\.0 must be in \[0, 1\)"):
+        LMSettings(epochs=0, dropout=1.0)
+    with pytest.raises(ValueError, match=r"lr=0 must be > 0"):
+        LMSettings(lr=0)

@@ -20,7 +20,7 @@ tag's (MRF) or the form's (reinflection).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cdaflow.io.conllu import words
@@ -33,13 +33,25 @@ METRICS = ("tag_precision", "tag_recall", "tag_f1", "tag_accuracy", "form_accura
 
 @dataclass
 class Scores:
+    """Counts over the scored words: every word of an annotated sentence but the intervened noun."""
+
     true_positive: int = 0
+    """Words whose tag both the model and the gold annotation change."""
     predicted: int = 0
+    """Words whose tag the model changes."""
     gold: int = 0
+    """Words whose tag the gold annotation changes."""
     tags_correct: int = 0
+    """Words whose tag the model changes exactly when the gold annotation does."""
     forms_correct: int = 0
+    """Words whose output form is the gold form."""
     words: int = 0
     sentences: int = 0
+
+    @classmethod
+    def of_word(cls, predicted: bool, gold: bool, form_right: bool) -> Scores:
+        """The counts of one word: does the model change its tag, does the gold, is its form right."""
+        return cls(int(predicted and gold), int(predicted), int(gold), int(predicted == gold), int(form_right), 1)
 
     def add(self, other: Scores) -> None:
         for name in self.__dataclass_fields__:
@@ -66,22 +78,23 @@ def score_sentence(
     annotation: Annotation, predicted_changed: set[int], predicted_forms: Sequence[str]
 ) -> Scores:
     """Scores of one sentence; word indices are 0-based, the noun is excluded."""
+    scores = Scores(sentences=1)
+    for _, word in word_scores(annotation, predicted_changed, predicted_forms):
+        scores.add(word)
+    return scores
+
+
+def word_scores(
+    annotation: Annotation, predicted_changed: Container[int], predicted_forms: Sequence[str]
+) -> Iterator[tuple[int, Scores]]:
+    """(0-based index, :meth:`Scores.of_word`) of every word of the sentence but the noun."""
     noun = annotation.noun.word_id - 1
     gold_changed = {c.word_id - 1 for c in annotation.changes}
     gold_forms = annotation.gold_forms()
-    scores = Scores(sentences=1)
-    for index in range(len(gold_forms)):
-        if index == noun:
-            continue
-        predicted = index in predicted_changed
-        gold = index in gold_changed
-        scores.words += 1
-        scores.predicted += predicted
-        scores.gold += gold
-        scores.true_positive += predicted and gold
-        scores.tags_correct += predicted == gold
-        scores.forms_correct += predicted_forms[index] == gold_forms[index]
-    return scores
+    for index, gold_form in enumerate(gold_forms):
+        if index != noun:
+            right = predicted_forms[index] == gold_form
+            yield index, Scores.of_word(index in predicted_changed, index in gold_changed, right)
 
 
 def gold_new_gender(annotation: Annotation, generator: CounterfactualGenerator) -> str:
@@ -192,19 +205,10 @@ def relation_scores(
     """The counts of :func:`score_sentence` per (link, relation) of each word to its noun."""
     table: dict[tuple[str, str], RelationScores] = {}
     for annotation, output in zip(annotations, outputs):
-        noun = annotation.noun.word_id - 1
-        gold_changed = {c.word_id - 1 for c in annotation.changes}
-        gold_forms = annotation.gold_forms()
-        for index in range(len(gold_forms)):
-            if index == noun:
-                continue
+        for index, word in word_scores(annotation, output.changed, output.forms):
             entry = table.setdefault(link_to_noun(annotation, index), RelationScores())
-            predicted, gold = index in output.changed, index in gold_changed
-            form_right = output.forms[index] == gold_forms[index]
-            entry.scores.add(
-                Scores(predicted and gold, predicted, gold, predicted == gold, form_right, 1, 0)
-            )
-            entry.form_wrong_tag_right += predicted == gold and not form_right
+            entry.scores.add(word)
+            entry.form_wrong_tag_right += int(word.tags_correct and not word.forms_correct)
     return table
 
 

@@ -29,15 +29,36 @@ PAD, BOS, EOS = 0, 1, 2  # SentencePiece ids are shifted by 3
 
 @dataclass(frozen=True)
 class LMSettings:
+    """The LSTM language model and its training; a value out of range is refused by name."""
+
     embedding: int = 512
+    """Piece embedding size; the output layer shares these weights."""
     hidden: int = 512
+    """LSTM state size, projected down to `embedding` before the output layer."""
     layers: int = 2
     dropout: float = 0.3
+    """Dropout on the embeddings, between LSTM layers and before the output projection."""
     lr: float = 0.001
+    """Adam's learning rate."""
     batch_size: int = 64
     epochs: int = 10
     clip: float = 1.0
+    """Gradients are clipped to this norm."""
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"{name}={value!r} must be a positive integer"
+            for name in ("embedding", "hidden", "layers", "batch_size", "epochs")
+            if isinstance(value := getattr(self, name), bool) or not isinstance(value, int) or value < 1
+        ]
+        if not 0 <= self.dropout < 1:
+            problems.append(f"dropout={self.dropout!r} must be in [0, 1)")
+        for name in ("lr", "clip"):
+            if not getattr(self, name) > 0:
+                problems.append(f"{name}={getattr(self, name)!r} must be > 0")
+        if problems:
+            raise ValueError("language model settings: " + "; ".join(problems))
 
 
 class LSTMLanguageModel(nn.Module):
