@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -193,6 +193,16 @@ def load(path: str | Path = DEFAULT_CONFIG) -> dict[str, Any]:
 
 
 Settings = TypeVar("Settings")
+
+
+def not_positive_integers(settings: object, names: Iterable[str]) -> list[str]:
+    """``name=value must be a positive integer`` for each of `names` whose value in `settings` is not
+    one (a bool is not), for a settings dataclass's ``__post_init__`` to report."""
+    return [
+        f"{name}={value!r} must be a positive integer"
+        for name in names
+        if isinstance(value := getattr(settings, name), bool) or not isinstance(value, int) or value < 1
+    ]
 
 
 def settings_from(cls: type[Settings], config: Mapping[str, Any], what: str) -> Settings:

@@ -118,7 +118,7 @@ def test_settings_from_config_refuse_unknown_and_bad_values():
         TransferSettings.from_config({"rnn_size": 256})
     with pytest.raises(ValueError, match="hidden_size=33 must be even"):
         TransferSettings.from_config({"hidden_size": 33})
-    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+    with pytest.raises(ValueError, match="transfer settings: batch_size=0 must be a positive integer"):
         TransferSettings(batch_size=0)
     with pytest.raises(ValueError, match="learning_rate must be a float, not '1e-3'"):  # YAML reads 1e-3 as text
         TransferSettings.from_config({"learning_rate": "1e-3"})

@@ -51,7 +51,7 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from cdaflow.config import settings_from
+from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.gap_subjective.gap import GapExample
 from cdaflow.io.models import resolve_model_source
 
@@ -311,10 +311,8 @@ class MLPSettings:
     feature_set: str = "concat"
 
     def __post_init__(self) -> None:
-        for name in ("epochs", "batch_size", "hidden_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"MLPSettings.{name}: expected a positive integer, got {value!r}")
+        if problems := not_positive_integers(self, ("epochs", "batch_size", "hidden_size")):
+            raise ValueError("MLPSettings: " + "; ".join(problems))
         for name in ("dropout", "learning_rate", "l2"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

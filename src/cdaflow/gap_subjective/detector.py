@@ -33,7 +33,7 @@ import torch
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 from sklearn.model_selection import train_test_split
 
-from cdaflow.config import settings_from
+from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.models import resolve_model_source
 
@@ -78,10 +78,7 @@ class DetectorSettings:
         problems = []
         if not self.model:
             problems.append("model is empty")
-        for name in ("max_length", "epochs", "batch_size", "predict_batch_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                problems.append(f"{name}={value!r} must be a positive integer")
+        problems += not_positive_integers(self, ("max_length", "epochs", "batch_size", "predict_batch_size"))
         if not self.learning_rate > 0:
             problems.append(f"learning_rate={self.learning_rate!r} must be > 0")
         if not self.weight_decay >= 0:

@@ -37,7 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import torch
 
-from cdaflow.config import settings_from
+from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.models import resolve_model_source
 from cdaflow.morph_cda.lm import (
@@ -208,8 +208,8 @@ class LSTMScorerSettings:
     lm: LMSettings = field(default_factory=LMSettings)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.bpe_vocab, int) or self.bpe_vocab < 1:
-            raise ValueError(f"LSTM scorer settings: bpe_vocab={self.bpe_vocab!r} must be a positive integer")
+        if problems := not_positive_integers(self, ("bpe_vocab",)):
+            raise ValueError("LSTM scorer settings: " + "; ".join(problems))
         if not 0 <= self.dev_fraction < 1:
             raise ValueError(f"LSTM scorer settings: dev_fraction={self.dev_fraction!r} must be in [0, 1)")
 

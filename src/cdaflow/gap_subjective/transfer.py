@@ -67,7 +67,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cdaflow.config import settings_from
+from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory, atomic_file
 from cdaflow.runtime import find_console_script
 
@@ -258,10 +258,8 @@ class TransferSettings:
         positive = ("hidden_size", "layers", "word_vec_size", "batch_size", "valid_batch_size", "train_steps",
                     "valid_steps", "save_checkpoint_steps", "report_every", "bucket_size", "vocab_size",
                     "beam_size", "max_length")
-        for name in positive:
-            value = getattr(self, name)
-            if value < 1:
-                raise ValueError(f"transfer setting {name} must be a positive integer, not {value!r}")
+        if problems := not_positive_integers(self, positive):
+            raise ValueError("transfer settings: " + "; ".join(problems))
         if self.encoder_type == "brnn" and self.hidden_size % 2:
             raise ValueError(f"transfer setting hidden_size={self.hidden_size} must be even for a brnn encoder "
                              "(OpenNMT-py gives each direction half)")

@@ -20,6 +20,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from cdaflow.config import not_positive_integers
+
 __all__ = ["LMSettings", "LSTMLanguageModel", "prefix_log_likelihood", "sentence_perplexity", "train_lm"]
 
 log = logging.getLogger(__name__)
@@ -47,11 +49,7 @@ class LMSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        problems = [
-            f"{name}={value!r} must be a positive integer"
-            for name in ("embedding", "hidden", "layers", "batch_size", "epochs")
-            if isinstance(value := getattr(self, name), bool) or not isinstance(value, int) or value < 1
-        ]
+        problems = not_positive_integers(self, ("embedding", "hidden", "layers", "batch_size", "epochs"))
         if not 0 <= self.dropout < 1:
             problems.append(f"dropout={self.dropout!r} must be in [0, 1)")
         for name in ("lr", "clip"):
