@@ -1,8 +1,9 @@
 """The re-genderability classifier: its three feature groups, training, and Table 2's scores."""
 
+import joblib
 import pytest
 
-from cdaflow.regender.classifier import build_classifier, frame, scores
+from cdaflow.regender.classifier import build_classifier, frame, save_classifier, scores
 
 
 def test_features_and_training():
@@ -22,6 +23,18 @@ def test_features_and_training():
     assert list(model.predict(frame(texts, gendered))) == labels  # separable training data
     with pytest.raises(ValueError, match="gendered flags"):
         frame(texts, gendered[:2])
+
+
+def test_saved_classifier_is_the_same_bytes_for_the_same_fit(tmp_path):
+    texts, gendered, labels = ["Estoy cansado.", "Hola.", "La veo.", "Adiós."], [True, False, True, False], list("GNGN")
+    for name in ("a", "b"):
+        model = build_classifier(char_ngrams=(2, 3), max_char_features=20, seed=0)
+        model.fit(frame(texts, gendered), labels)
+        save_classifier(model, tmp_path / f"{name}.joblib")
+    first = (tmp_path / "a.joblib").read_bytes()
+    assert first == (tmp_path / "b.joblib").read_bytes() and b"_stop_words_id" not in first
+    loaded = joblib.load(tmp_path / "a.joblib")
+    assert list(loaded.predict(frame(texts, gendered))) == list(model.predict(frame(texts, gendered)))
 
 
 def test_scores_by_hand():

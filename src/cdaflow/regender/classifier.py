@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import joblib
 import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
@@ -21,7 +22,9 @@ from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 
-__all__ = ["LABELS", "build_classifier", "frame", "read_split", "scores"]
+from cdaflow.io.atomic import atomic_file
+
+__all__ = ["LABELS", "build_classifier", "frame", "read_split", "save_classifier", "scores"]
 
 LABELS = ("G", "N")
 
@@ -63,6 +66,19 @@ def build_classifier(
         ]
     )
     return Pipeline([("features", features), ("svm", LinearSVC(C=C, random_state=seed))])
+
+
+def save_classifier(model: Pipeline, path: str | Path) -> None:
+    """Write a fitted pipeline with joblib, atomically and the same bytes on every run.
+
+    A fitted TfidfVectorizer keeps ``id()`` of its stop-word list (a memory address, different in
+    every process) only to skip a repeated check; it is dropped before writing.
+    """
+    for _, transformer, _ in model.named_steps["features"].transformers_:
+        if isinstance(transformer, TfidfVectorizer) and hasattr(transformer, "_stop_words_id"):
+            del transformer._stop_words_id
+    with atomic_file(Path(path), "wb") as handle:
+        joblib.dump(model, handle)
 
 
 def scores(gold: Sequence[str], predicted: Sequence[str]) -> dict[str, Any]:

@@ -2,11 +2,9 @@
 
 from pathlib import Path
 
-import joblib
-
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.regender.classifier import build_classifier, frame, read_split
+from cdaflow.regender.classifier import build_classifier, frame, read_split, save_classifier
 from cdaflow.regender.reports import classifier_table
 from cdaflow.regender.testsets import read_tagged_test_set
 from cdaflow.runtime import rule_context
@@ -18,8 +16,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     model = build_classifier(**p.settings, seed=p.seed)
     model.fit(frame(texts, gendered), labels)
     log.info("trained on %d segments (%d G)", len(texts), labels.count("G"))
-    with atomic_file(smk.output.model, "wb") as handle:
-        joblib.dump(model, handle)
+    save_classifier(model, smk.output.model)
 
     evaluations = {"opensubs_dev": read_split(corpus, "dev")}
     for name, path in zip(p.testsets, smk.input.testsets, strict=True):
