@@ -26,7 +26,7 @@ class Wrong(Exception):
     [
         ("list.json", b"[1, 2]", r"list\.json: expected a JSON object, found list"),
         ("bad.json", b"{not json", r"bad\.json: not valid JSON: "),
-        ("bad.yaml", b"a: [1\n", r"bad\.yaml: not valid YAML: "),
+        ("bad.yaml", b"a: [1\n", r"(?s)bad\.yaml: not valid YAML: .* in \".*bad\.yaml\", line 1"),
         ("text.yaml", b"just words\n", r"text\.yaml: the top level must be a mapping, found str"),
         ("latin1.yaml", "a: caf\u00e9\n".encode("latin-1"), r"latin1\.yaml: not valid UTF-8 .* at byte 6\); save"),
     ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -36,10 +37,17 @@ def read_mapping(
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     try:
-        data = json.loads(text) if is_json else (yaml.safe_load(text) or {})
+        data = json.loads(text) if is_json else (yaml.safe_load(_named(text, path)) or {})
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise error(f"{path}: not valid {'JSON' if is_json else 'YAML'}: {exc}") from None
     if not isinstance(data, dict):
         expected = "expected a JSON object" if is_json else "the top level must be a mapping"
         raise error(f"{path}: {expected}, found {type(data).__name__}")
     return data
+
+
+def _named(text: str, path: Path) -> io.StringIO:
+    # PyYAML names the stream in its error marks ("in <name>, line 3, column 5").
+    stream = io.StringIO(text)
+    stream.name = str(path)
+    return stream
