@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tarfile
 import threading
 import urllib.parse
 from collections import Counter
@@ -187,3 +189,14 @@ def http_server() -> Iterator[LocalServer]:
 def no_sleep() -> list[float]:
     """Record the delays ``fetch`` asks for instead of sleeping (pass ``sleep=no_sleep.append``)."""
     return []
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    """A .tar.gz archive of `files` (member name -> bytes), built in memory."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

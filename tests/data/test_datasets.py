@@ -17,20 +17,12 @@ from cdaflow.data.datasets import ChecksumError, DatasetError, acquire, describe
 from cdaflow.data.download import DownloadError, sha256_tree
 from cdaflow.data.lockfile import LockFile
 
+from .conftest import tar_gz
+
 if TYPE_CHECKING:
     from .conftest import LocalServer
 
 FAST = {"retries": 1, "backoff": 0.0, "timeout": 5, "sleep": lambda _s: None}
-
-
-def tar_gz(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:

@@ -4,8 +4,6 @@ until a new one is complete and verified."""
 from __future__ import annotations
 
 import hashlib
-import io
-import tarfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,18 +12,10 @@ import yaml
 
 from cdaflow.cli import main
 
+from .conftest import tar_gz
+
 if TYPE_CHECKING:
     from .conftest import LocalServer
-
-
-def tar_gz(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tf.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 V1 = tar_gz({"v.txt": b"version 1\n"})
