@@ -7,7 +7,7 @@ PIP    := $(BIN)/pip --disable-pip-version-check
 STAMP  := $(VENV)/.cdaflow-setup
 CORES  ?= 2
 
-.PHONY: setup demo test test-fast lint lock clean-results
+.PHONY: setup demo test test-fast lint lock envs clean-results
 
 setup: $(STAMP)
 
@@ -38,8 +38,13 @@ lint: setup
 
 # Re-pin venv.txt from the current .venv (after deliberately upgrading something).
 lock:
-	{ sed -n '1,2p' requirements/venv.txt; $(PIP) freeze --exclude-editable | grep -viE '^(torch|sockeye|opennmt-py|es.core.news.sm)=='; } > requirements/venv.txt.new
+	{ sed -n '1,2p' requirements/venv.txt; $(PIP) freeze --all --exclude pip --exclude-editable | grep -viE '^(torch|sockeye|opennmt-py|es.core.news.sm)=='; } > requirements/venv.txt.new
 	mv requirements/venv.txt.new requirements/venv.txt
+
+# Rewrite envs/*.yaml (the conda envs of `--sdm conda`) from the lock and the code's imports; run after
+# `make lock` or after a rule or module imports a new package (tests/test_environments.py checks it).
+envs: setup
+	$(BIN)/python -m cdaflow.environments write
 
 clean-results:
 	rm -rf results/*/ results/downloads.tsv resources/data resources/downloads .snakemake

@@ -404,7 +404,8 @@ def infersent_scorer(
 def infersent_scorer_of_rule(smk: Any) -> Scorer:
     """:func:`infersent_scorer` from a rule's files: inputs ``vectors``, ``encoder``, ``direction``
     and ``words``, params ``pretrained`` and ``encoder_member``; on CUDA when the rule holds a GPU."""
-    from cdaflow.runtime import input_path, rule_device
+    from cdaflow.device import rule_device
+    from cdaflow.runtime import input_path
 
     p = smk.params
     return infersent_scorer(

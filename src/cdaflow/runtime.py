@@ -27,9 +27,8 @@ def seed_everything(seed: int) -> None:
         np.random.seed(seed % 2**32)
     except ImportError:  # pragma: no cover - numpy is a hard dependency
         pass
-    if "torch" in sys.modules:
-        import torch
-
+    torch = sys.modules.get("torch")  # seeded only where the rule uses it; never imported for that alone
+    if torch is not None:
         torch.manual_seed(seed)
         torch.use_deterministic_algorithms(True, warn_only=True)
 
@@ -78,20 +77,6 @@ def rule_context(smk: Any, seed: int | None = None) -> Iterator[tuple[Any, loggi
         rule_log.exception("rule %s failed", smk.rule)
         raise
     rule_log.info("rule %s done in %.1f s", smk.rule, time.perf_counter() - started)
-
-
-def rule_device(smk: Any) -> str:
-    """``"cuda"`` when the rule asks for a GPU (its ``gpu`` resource) and torch sees one, else ``"cpu"``.
-
-    Torch is imported here if the script has not yet; its threads are capped as in :func:`rule_context`.
-    """
-    import torch
-
-    if hasattr(smk, "threads"):
-        torch.set_num_threads(smk.threads)
-    device = "cuda" if getattr(smk.resources, "gpu", 0) and torch.cuda.is_available() else "cpu"
-    logging.getLogger(f"cdaflow.rule.{getattr(smk, 'rule', 'script')}").info("device %s", device)
-    return device
 
 
 def input_path(inputs: Any, member: str | None = None) -> Path | None:

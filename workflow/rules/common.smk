@@ -71,7 +71,7 @@ rule treebank_split:
     resources:
         **job_resources(config["parsing"]["treebanks"]),
     conda:
-        f"{ENVS}/parsing.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/common/treebank_split.py"
 
@@ -95,7 +95,7 @@ rule corpus_shard:
     resources:
         **job_resources(config["parsing"]["corpora"]),
     conda:
-        f"{ENVS}/parsing.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/common/corpus_shard.py"
 

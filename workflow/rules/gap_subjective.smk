@@ -147,7 +147,7 @@ rule gap_subjective_transfer_spm:
         max_number_symbols=GS["transfer"]["max_number_symbols"],
     threads: THREADS
     conda:
-        f"{ENVS}/onmt.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/gap_subjective/transfer_spm.py"
 
@@ -173,7 +173,7 @@ rule gap_subjective_transfer_train:
     resources:
         **job_resources(),
     conda:
-        f"{ENVS}/onmt.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/gap_subjective/transfer_train.py"
 
@@ -195,7 +195,7 @@ rule gap_subjective_transfer:
     resources:
         **job_resources(),
     conda:
-        f"{ENVS}/onmt.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/gap_subjective/transfer.py"
 
@@ -390,6 +390,6 @@ rule gap_subjective_subjectivizer:
         thresholds=GS["thresholds"],
         threshold=GS["detector"]["threshold"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/gap_subjective/subjectivizer.py"

@@ -254,7 +254,7 @@ rule morph_cda_extrinsic:
         threshold=MORPH["extrinsic"]["stereotype_threshold"],
         scale=config["scale"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/morph_cda/extrinsic.py"
 

@@ -60,7 +60,7 @@ rule regender_tag:
     resources:
         **job_resources(config["parsing"]["corpora"]),
     conda:
-        f"{ENVS}/parsing.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/regender/tag.py"
 
@@ -84,7 +84,7 @@ rule regender_tag_testset:
     resources:
         **job_resources(config["parsing"]["corpora"]),
     conda:
-        f"{ENVS}/parsing.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/regender/tag.py"
 
@@ -121,7 +121,7 @@ rule regender_parallel:
         seed=config["seed"],
         scale=config["scale"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/sklearn.yaml"
     script:
         "../scripts/regender/parallel.py"
 
@@ -177,7 +177,7 @@ rule regender_bpe:
         vocab_size=REG["bpe"]["vocab_size"],
     threads: THREADS
     conda:
-        f"{ENVS}/sockeye.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/regender/bpe.py"
 
@@ -199,7 +199,7 @@ rule regender_prepare:
         bucket_width=REG["sockeye"]["bucket_width"],
         seed=config["seed"],
     conda:
-        f"{ENVS}/sockeye.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/regender/prepare.py"
 
@@ -225,7 +225,7 @@ rule regender_train:
     resources:
         **job_resources(),
     conda:
-        f"{ENVS}/sockeye.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/regender/train.py"
 
@@ -253,7 +253,7 @@ rule regender_translate:
     resources:
         **job_resources(),
     conda:
-        f"{ENVS}/sockeye.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/regender/translate.py"
 
@@ -278,6 +278,6 @@ rule regender_errors:
         rules_not_applicable=["unstructured"],
         scale=config["scale"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/sklearn.yaml"
     script:
         "../scripts/regender/errors.py"

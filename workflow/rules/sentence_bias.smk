@@ -73,7 +73,7 @@ rule sentence_bias_snli:
         split=SB["split"],
         seed=config["seed"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/sentence_bias/snli.py"
 
@@ -94,7 +94,7 @@ rule sentence_bias_gender_words:
         top=SB["names_in_list"],
         scale=config["scale"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/sentence_bias/gender_words.py"
 
@@ -199,7 +199,7 @@ rule sentence_bias_corpora:
         seed=config["seed"],
         scale=config["scale"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/sentence_bias/corpora.py"
 
@@ -275,7 +275,7 @@ rule sentence_bias_tables:
         models=SB_MODELS,
         scale=config["scale"],
     conda:
-        f"{ENVS}/base.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/sentence_bias/tables.py"
 

@@ -1,9 +1,4 @@
-"""Text processing shared by the studies: parser backends in :mod:`cdaflow.text.parsing`.
-
-The package re-exports the parsing module's public names, listed once in its ``__all__``.
+"""Text processing shared by the studies: parser backends (:mod:`cdaflow.text.parsing`), tokens, case and
+statistics. Import the module you need: this package imports none of them, so that reading a CoNLL-U file never
+loads a parser.
 """
-
-from cdaflow.text import parsing as _parsing
-from cdaflow.text.parsing import *  # noqa: F403
-
-__all__ = list(_parsing.__all__)

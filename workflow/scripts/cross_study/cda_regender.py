@@ -9,11 +9,12 @@ from pathlib import Path
 import pandas as pd
 
 from cdaflow.cross_study import CharacterAdjectives, cda_on_regender_testset, parse_segments
+from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.cda import load_model
 from cdaflow.regender.testsets import read_test_set
-from cdaflow.runtime import rule_context, rule_device
+from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 

@@ -4,11 +4,12 @@ import json
 import shutil
 from pathlib import Path
 
+from cdaflow.device import rule_device
 from cdaflow.gap_subjective.reports import transfer_table
 from cdaflow.gap_subjective.transfer import TransferSettings, encode_pieces, train_transfer, validation_metrics
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context, rule_device
+from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

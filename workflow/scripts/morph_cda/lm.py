@@ -8,9 +8,10 @@ import pandas as pd
 import sentencepiece as spm
 import torch
 
+from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.morph_cda.lm import LMSettings, sentence_perplexity, train_lm
-from cdaflow.runtime import rule_context, rule_device
+from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)

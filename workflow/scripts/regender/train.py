@@ -2,9 +2,10 @@
 
 from pathlib import Path
 
+from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.regender.rewriter import run_sockeye, settle_model_folder, train_command
-from cdaflow.runtime import rule_context, rule_device
+from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     use_cpu = rule_device(smk) == "cpu"

