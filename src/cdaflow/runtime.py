@@ -73,6 +73,8 @@ def rule_context(smk: Any, seed: int | None = None) -> Iterator[tuple[Any, loggi
     started = time.perf_counter()
     try:
         yield smk, rule_log
+    except SystemExit:  # the script said why, in one line
+        raise
     except BaseException:
         rule_log.exception("rule %s failed", smk.rule)
         raise

@@ -321,17 +321,51 @@ def test_verify_reports_problems(http_server: LocalServer, work: dict[str, Any])
     assert "line 1" in verify("toy", entry, dest, work["lockfile"])[0]
 
 
-def test_describe() -> None:
+def test_describe(tmp_path: Path) -> None:
     entries = {
-        "a": {"url": "https://x/a.zip", "sha256": "0" * 64, "description": "A"},
+        "a": {"url": "https://x/a.zip", "sha256": "0" * 64, "description": "A", "url_source": "A's page"},
         "b": {"path": "/data/b", "url": "https://x/b.zip", "description": "B"},
         "c": {"files": {"1": {"url": "https://x/1", "sha256": "0" * 64}, "2": {"url": "https://x/2"}}},
+        "d": {"url": "https://x/names.zip", "manual": True},
     }
-    assert describe(entries) == [
-        {"name": "a", "source": "url", "location": "https://x/a.zip", "sha256": "yes", "description": "A"},
-        {"name": "b", "source": "path", "location": "/data/b", "sha256": "no", "description": "B"},
-        {"name": "c", "source": "files", "location": "https://x/1 https://x/2", "sha256": "no", "description": ""},
-    ]
+    saved = tmp_path / "d" / "names.zip"
+    rows = describe(entries, cache_dir=tmp_path)
+    assert rows == [
+        {"name": "a", "source": "url", "location": "https://x/a.zip", "sha256": "yes", "url_source": "A's page",
+         "description": "A"},
+        {"name": "b", "source": "path", "location": "/data/b", "sha256": "no", "url_source": "", "description": "B"},
+        {"name": "c", "source": "files", "location": "https://x/1 https://x/2", "sha256": "no", "url_source": "",
+         "description": ""},
+        {"name": "d", "source": "manual", "location": f"https://x/names.zip -> save by hand as {saved} (not saved yet)",
+         "sha256": "no", "url_source": "", "description": ""},
+    ]  # fmt: skip
+    saved.parent.mkdir()
+    saved.write_bytes(b"x")
+    assert describe(entries, cache_dir=tmp_path)[3]["location"].endswith("(saved)")
+
+
+def test_manual_dataset_stops_with_one_line_until_saved_by_hand(work: dict[str, Any]) -> None:
+    """The publisher refuses scripted downloads (SSA): no request is made; the error says what to save where."""
+    names = zip_bytes({"yob1880.txt": b"Mary,F,7065\nJohn,M,9655\n"})
+    entry = {"url": "https://www.ssa.gov/oact/babynames/names.zip", "manual": True}
+    saved = work["cache_dir"] / "ssa" / "names.zip"
+    with pytest.raises(datasets_module.ManualDownloadRequired) as error:
+        run("ssa", entry, work)
+    message = str(error.value)
+    assert "\n" not in message and "https://www.ssa.gov/oact/babynames/names.zip" in message and str(saved) in message
+    assert_no_dest(work, "ssa")
+    assert datasets_module.manual_pending({"ssa": entry}, work["data"], work["cache_dir"]) == [message]
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_bytes(names)
+    dest = run("ssa", entry, work)
+    assert tree(dest) == {"yob1880.txt": b"Mary,F,7065\nJohn,M,9655\n"}
+    assert work["lockfile"].entries()["ssa/names.zip"].sha256 == sha(names)
+    assert datasets_module.manual_pending({"ssa": entry}, work["data"], work["cache_dir"]) == []
+    # A wrong file saved later is refused by the pin, and the dataset stays as it was.
+    saved.write_bytes(zip_bytes({"yob1880.txt": b"other"}))
+    with pytest.raises(ChecksumError, match="saved by hand"):
+        run("ssa", entry, work, refetch=True)
+    assert tree(dest) == {"yob1880.txt": b"Mary,F,7065\nJohn,M,9655\n"}
 
 
 def plain_tar(files: dict[str, bytes]) -> bytes:

@@ -15,7 +15,13 @@ wildcard_constraints:
     shard=r"\d+",
 
 
-from cdaflow.data.datasets import local_fingerprint
+from snakemake.logging import logger
+
+from cdaflow.data.datasets import local_fingerprint, manual_pending
+
+# Said at start-up, not only when the fetch job fails: what must be downloaded by hand.
+for line in manual_pending(config["datasets"], DATA_DIR, DOWNLOAD_CACHE):
+    logger.warning(line)
 
 
 rule fetch_dataset:

@@ -5,7 +5,7 @@
 """
 
 from cdaflow.data.archive import ArchiveError, archive_kind, extract
-from cdaflow.data.datasets import ChecksumError, DatasetError, acquire, describe, verify
+from cdaflow.data.datasets import ChecksumError, DatasetError, ManualDownloadRequired, acquire, describe, verify
 from cdaflow.data.download import (
     DownloadError,
     FetchResult,
@@ -24,6 +24,7 @@ __all__ = [
     "FetchResult",
     "LockEntry",
     "LockFile",
+    "ManualDownloadRequired",
     "acquire",
     "archive_kind",
     "describe",

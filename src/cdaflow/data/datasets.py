@@ -62,12 +62,17 @@ class ChecksumError(DatasetError):
     """An acquired file's sha256 differs from the configured or previously recorded one."""
 
 
+class ManualDownloadRequired(DatasetError):
+    """A dataset whose publisher allows no scripted download has not been saved by hand yet."""
+
+
 @dataclass(frozen=True)
 class _Source:
     file: str  # name in the cache, in the lock file and (unless extracted) in the dataset folder
     url: str | None
     path: Path | None  # absolute local path; set instead of url
     sha256: str | None  # configured, normalised
+    manual: bool = False  # saved by hand into the cache (the publisher refuses scripted downloads)
 
     @property
     def origin(self) -> str:
@@ -111,7 +116,7 @@ def _sources(name: str, entry: Mapping[str, Any]) -> list[_Source]:
         url = str(url)
         file = posixpath.basename(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
         _file_name(name, file, f"the file name taken from the URL {url}:")
-        return [_Source(file, url, None, sha(entry.get("sha256"), file))]
+        return [_Source(file, url, None, sha(entry.get("sha256"), file), bool(entry.get("manual")))]
     raise DatasetError(f"dataset {name!r}: the entry sets none of 'url', 'files' or 'path'")
 
 
@@ -281,6 +286,17 @@ def _obtain(
             emit(log, f"dataset {name}: using cached {cached}")
             return _Obtained(cached, cached.stat().st_size, digest)
         emit(log, f"dataset {name}: cached {cached} has sha256 {digest}, expected {expected}; downloading again")
+    if source.manual:
+        if not cached.is_file():
+            raise ManualDownloadRequired(manual_instructions(name, source.url, cached))
+        digest = sha256_file(cached)
+        if expected is not None and digest != expected:
+            raise ChecksumError(
+                f"dataset {name!r}: {cached}, saved by hand, has sha256 {digest}, expected {expected}: save "
+                f"{source.url} again (or, if the publisher changed it, run `{repin_hint(name)}`)"
+            )
+        emit(log, f"dataset {name}: using {cached}, saved by hand from {source.url}")
+        return _Obtained(cached, cached.stat().st_size, digest)
     emit(log, f"dataset {name}: downloading {source.url}")
     incoming = folder / _INCOMING / source.file
     try:
@@ -301,6 +317,28 @@ def _obtain(
             )
         emit(log, f"dataset {name}: re-pinned {source.file}: sha256 {pinned.sha256} -> {result.sha256}")
     return got
+
+
+def manual_instructions(name: str, url: str | None, saved_as: Path) -> str:
+    """One line: what to download by hand for a `manual` dataset, and where to save it."""
+    return (
+        f"dataset {name!r}: its publisher allows no scripted download: open {url} in a browser, save the "
+        f"file as {saved_as} and run again"
+    )
+
+
+def manual_pending(entries: Mapping[str, Mapping[str, Any]], data_dir: str | os.PathLike[str],
+                   cache_dir: str | os.PathLike[str]) -> list[str]:
+    """The instructions of every `manual` dataset neither acquired nor saved by hand yet."""
+    lines = []
+    for name, entry in entries.items():
+        if not entry.get("manual") or entry.get("path") or (Path(data_dir) / name).exists():
+            continue
+        source = _sources(name, entry)[0]
+        saved = Path(cache_dir) / name / source.file
+        if not saved.is_file():
+            lines.append(manual_instructions(name, source.url, saved))
+    return lines
 
 
 def fetch_options(downloads: Mapping[str, Any]) -> dict[str, Any]:
@@ -538,8 +576,12 @@ def verify(
     return problems
 
 
-def describe(entries: Mapping[str, Mapping[str, Any]]) -> list[dict[str, str]]:
-    """One row per dataset (config order): name, source, location, sha256 ("yes"/"no"), description."""
+def describe(entries: Mapping[str, Mapping[str, Any]], cache_dir: str | os.PathLike[str] | None = None,
+             ) -> list[dict[str, str]]:
+    """One row per dataset (config order): name, source (path, files, url or manual), location,
+    sha256 ("yes"/"no"), where the url comes from, description. A manual dataset's location says
+    where to save it (``cache_dir``, default ``resources/downloads``) and whether it is there."""
+    cache = Path(cache_dir) if cache_dir is not None else Path("resources/downloads")
     rows = []
     for name, entry in entries.items():
         if entry.get("path"):
@@ -551,12 +593,16 @@ def describe(entries: Mapping[str, Mapping[str, Any]]) -> list[dict[str, str]]:
             known = all(spec.get("sha256") for spec in files.values())
         else:
             source, location, known = "url", str(entry.get("url") or ""), bool(entry.get("sha256"))
+            if entry.get("manual"):
+                saved = cache / name / _sources(name, entry)[0].file
+                state = "saved" if saved.is_file() else "not saved yet"
+                source, location = "manual", f"{location} -> save by hand as {saved} ({state})"
         rows.append({
             "name": name,
             "source": source,
             "location": location,
             "sha256": "yes" if known else "no",
+            "url_source": str(entry.get("url_source") or ""),
             "description": str(entry.get("description") or ""),
         })
     return rows
-
