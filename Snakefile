@@ -40,6 +40,10 @@ include: "workflow/rules/cross_study.smk"
 include: "workflow/rules/report.smk"
 
 
+localrules:
+    all,
+
+
 rule all:
     input:
         all_targets(),

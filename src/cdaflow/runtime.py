@@ -100,8 +100,9 @@ def model_source(ref: dict[str, str], inputs: Any, member: str | None = None) ->
         if source == ref["package"]:
             raise ImportError(f"the model package {ref['package']!r} is not installed")
         return source
-    if "hub" in ref:
-        return ref["hub"]
+    if "hub" in ref:  # the folder fetch_model filled; the id itself where no rule fetched it
+        fetched = input_path(inputs)
+        return str(fetched) if fetched is not None else ref["hub"]
     path = input_path(inputs, member)
     if path is None:
         raise FileNotFoundError(f"model reference {ref} names no input")

@@ -8,6 +8,7 @@
 #          results/common/parsing_summary.tsv
 wildcard_constraints:
     dataset="[A-Za-z0-9_.-]+",
+    model="[A-Za-z0-9_.-]+",
     treebank="[A-Za-z0-9_.-]+",
     corpus="[A-Za-z0-9_.-]+",
     split="train|dev|test",
@@ -51,10 +52,36 @@ rule fetch_dataset:
         "../scripts/common/fetch_dataset.py"
 
 
+rule fetch_model:
+    """Fetch one Hugging Face Hub model (a `{hub: ...}` model_ref) into resources/models/<org--name>."""
+    output:
+        directory(f"{MODELS_DIR}/{{model}}"),
+    log:
+        "logs/common/fetch_model/{model}.log",
+    params:
+        ref=lambda wc: HUB_MODELS[wc.model],
+        endpoint=config["downloads"]["hub_endpoint"],
+        downloads=config["downloads"],
+        lockfile=LOCKFILE,
+    conda:
+        f"{ENVS}/base.yaml"
+    script:
+        "../scripts/common/fetch_model.py"
+
+
 rule datasets:
-    """Acquire every dataset the config registers (`snakemake datasets`)."""
+    """Acquire every dataset and Hub model the config registers (`snakemake datasets`)."""
     input:
         [dataset_dir(name) for name in config["datasets"]],
+        [f"{MODELS_DIR}/{name}" for name in HUB_MODELS],
+
+
+# Downloads run on the host that runs Snakemake (submitting to a cluster): compute nodes often have
+# no outbound network. So do the cheap steps that only gather results.
+localrules:
+    fetch_dataset,
+    fetch_model,
+    datasets,
 
 
 rule treebank_split:

@@ -1,10 +1,13 @@
 # What every study uses: data paths, dataset and file references, GPU requests, the registry of
 # final targets. Each study's own paths, input functions and targets open its rule file.
+from cdaflow.data.hub import hub_folder_name, hub_refs
 
 DATA_DIR = "resources/data"
 DOWNLOAD_CACHE = "resources/downloads"
+MODELS_DIR = "resources/models"  # Hub models fetched by fetch_model (common.smk)
 LOCKFILE = "results/downloads.tsv"
 ENVS = "../../envs"
+HUB_MODELS = hub_refs(config)  # folder name -> {hub, revision}: what fetch_model may fetch
 
 
 def enabled(study):
@@ -86,8 +89,11 @@ def file_ref_member(ref):
 
 
 def model_ref_input(ref):
-    """The input behind a `model_ref`: nothing for a package or Hub id, else its file or folder."""
-    return [] if not ref or "package" in ref or "hub" in ref else file_ref_input(ref)
+    """The input behind a `model_ref`: nothing for a package, the fetched folder of a Hub model
+    (rule fetch_model), else its file or folder."""
+    if ref and "hub" in ref:
+        return [f"{MODELS_DIR}/{hub_folder_name(ref['hub'])}"]
+    return [] if not ref or "package" in ref else file_ref_input(ref)
 
 
 # Final targets of each study: every study file registers the list of them here when it is

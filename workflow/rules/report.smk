@@ -41,3 +41,9 @@ rule results_readme:
         f"{ENVS}/base.yaml"
     script:
         "../scripts/common/results_readme.py"
+
+
+# Gathering tables is seconds of work: no cluster job for it.
+localrules:
+    claims,
+    results_readme,

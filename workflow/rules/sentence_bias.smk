@@ -283,7 +283,7 @@ rule sentence_bias_tables:
 rule sentence_bias_transformer:
     """Bias score for a transformer encoder (§6): sentence-pair direction, Tables 12-13, Fig. 7."""
     input:
-        model=file_ref_input(SB["transformer"]["model"]) if "hub" not in SB["transformer"]["model"] else [],
+        model=model_ref_input(SB["transformer"]["model"]),
         sentences=file_ref_input(SB["transformer"].get("direction_sentences")),
         snli=f"{SB_OUT}/snli",
         words=f"{SB_OUT}/gender_words.txt",

@@ -125,8 +125,8 @@ class TransformerEncoder:
         """The encoder a `model_ref` names: ``{package: ...}``, ``{hub: ...}``, else the local folder `local`."""
         if "package" in spec:
             return cls.from_package(spec["package"], device=device, max_length=max_length)
-        if "hub" in spec:
-            return cls.load(spec["hub"], device=device, max_length=max_length)
+        if "hub" in spec:  # the folder fetch_model filled, else the id (fetched by sentence-transformers)
+            return cls.load(local if local is not None else spec["hub"], device=device, max_length=max_length)
         if local is None:
             raise ValueError(f"model {spec}: a local model needs its folder")
         return cls.load(local, device=device, max_length=max_length)
