@@ -68,10 +68,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"id": repo, "sha": commit, "siblings": [{"rfilename": name} for name in files]})
             return True
         if path.startswith(f"/api/models/{repo}/tree/"):
-            self._json([
-                {"type": "file", "path": name, "size": p.stat().st_size, "oid": hashlib.sha1(p.read_bytes()).hexdigest()}
+            listing = [
+                {"type": "file", "path": name, "size": p.stat().st_size,
+                 "oid": hashlib.sha1(p.read_bytes()).hexdigest()}
                 for name, p in files.items()
-            ])  # fmt: skip
+            ]
+            self._json(listing)
             return True
         prefix = f"/{repo}/resolve/"
         if path.startswith(prefix):
