@@ -16,7 +16,6 @@ from cdaflow.scale_notes import (
     read_benchmark,
     read_benchmarks,
     rule_benchmarks,
-    rule_scale_items,
     rules_with_gpu,
     scale_by_rule,
 )
@@ -152,7 +151,7 @@ def test_scale_by_rule_and_estimate_hand_computed():
     )
     items = {"snli_pairs": 10}
     paper = {"snli_pairs": 1000, "wnc_pairs": 180_000}
-    # Declared items (the rules' scale_items); gap_subjective_detector falls back to its study's (gap_examples).
+    # Declared items (resources/jobs.yaml); gap_subjective_detector falls back to its study's (gap_examples).
     rule_items = {"sb_score_snli": "snli_pairs", "sb_train_infersent": "snli_pairs", "sb_vectors": "-"}
     per_rule = scale_by_rule(
         measured, items, paper, {"sb_train_infersent"}, rule_items=rule_items, gpu_speedup=4
@@ -185,7 +184,7 @@ def test_every_paper_item_count_has_a_source():
 
 
 def test_rule_facts_from_the_workflow_rules():
-    """Benchmark patterns, GPU rules and declared items, read off Snakemake's rule objects."""
+    """Benchmark patterns and GPU rules, read off Snakemake's rule objects."""
 
     class Params(dict):
         def __getattr__(self, name):
@@ -196,12 +195,11 @@ def test_rule_facts_from_the_workflow_rules():
 
     rules = [
         rule("sentence_bias_train_infersent", "results/benchmarks/sentence_bias/train_infersent/{model}.tsv",
-             {"gpu": 0, "mem_mb": 1000}, scale_items="snli_pairs"),
+             {"gpu": 0, "mem_mb": 1000}),
         rule("sentence_bias_snli", resources={"mem_mb": 1000}),
-        rule("cross_study_scale_notes", scale_items="-"),
+        rule("cross_study_scale_notes"),
     ]  # fmt: skip
     assert rule_benchmarks(rules) == {
         "sentence_bias_train_infersent": "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
     }
     assert rules_with_gpu(rules) == ["sentence_bias_train_infersent"]  # asks for the resource, even at 0
-    assert rule_scale_items(rules) == {"sentence_bias_train_infersent": "snli_pairs", "cross_study_scale_notes": "-"}

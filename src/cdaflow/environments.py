@@ -27,6 +27,7 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -207,12 +208,11 @@ class RuleScript:
     script: Path
 
 
-def workflow_rules(root: Path = ROOT) -> list[RuleScript]:
-    """Every rule with a ``script:`` and its ``conda:`` env, as Snakemake itself parses the workflow."""
+def snakemake_rules(root: Path = ROOT) -> list[Any]:
+    """The workflow's rules as Snakemake itself parses them (the demo config; rules are the same for all)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
 
-    rules = []
     with SnakemakeApi(OutputSettings()) as api:
         workflow = api.workflow(
             resource_settings=ResourceSettings(),
@@ -221,14 +221,20 @@ def workflow_rules(root: Path = ROOT) -> list[RuleScript]:
             snakefile=root / "Snakefile",
             workdir=root,
         )._workflow
-        for rule in workflow.rules:
-            if rule.script is None:
-                continue
-            rule_dir = Path(rule.snakefile).parent
-            if rule.conda_env is None:
-                raise ValueError(f"rule {rule.name} runs {rule.script} but names no conda env")
-            env = (rule_dir / str(rule.conda_env)).resolve()
-            rules.append(RuleScript(rule.name, env.stem, (rule_dir / str(rule.script)).resolve()))
+        return list(workflow.rules)
+
+
+def workflow_rules(root: Path = ROOT) -> list[RuleScript]:
+    """Every rule with a ``script:`` and its ``conda:`` env."""
+    rules = []
+    for rule in snakemake_rules(root):
+        if rule.script is None:
+            continue
+        rule_dir = Path(rule.snakefile).parent
+        if rule.conda_env is None:
+            raise ValueError(f"rule {rule.name} runs {rule.script} but names no conda env")
+        env = (rule_dir / str(rule.conda_env)).resolve()
+        rules.append(RuleScript(rule.name, env.stem, (rule_dir / str(rule.script)).resolve()))
     return rules
 
 

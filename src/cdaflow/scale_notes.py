@@ -10,9 +10,10 @@ when given (:func:`match_benchmark`), else from the path (``<study>/<rule>/<wild
 
 **Extrapolated.** :func:`estimate_paper_scale` scales each rule's measured cost linearly by
 ``items at paper scale / items measured``, where an item is what the rule's work grows with
-(sentences, pairs, examples): the rule's ``scale_items`` param, declared beside the rule
-(:func:`rule_scale_items`). Costs are CPU seconds (``cpu_time``, else wall seconds): on a shared
-machine wall time also counts waiting for the other jobs' cores. Every run
+(sentences, pairs, examples), declared in ``resources/jobs.yaml`` (:func:`cdaflow.cluster.rule_items`;
+data, not a rule param, so that editing it reruns nothing but the scale notes). Costs are CPU seconds
+(``cpu_time``, else wall seconds): on a shared machine wall time also counts waiting for the other jobs'
+cores. Every run
 measured so far was CPU-only, so **GPU hours are an assumption, not a measurement**: the CPU cost of
 the rules that ask for a GPU (``gpu`` resource) divided by ``gpu_speedup`` (default
 :data:`DEFAULT_GPU_SPEEDUP`); the same rules' CPU-only cost is reported beside it. Linear scaling
@@ -50,7 +51,6 @@ __all__ = [
     "read_benchmarks",
     "rule_benchmarks",
     "rule_name",
-    "rule_scale_items",
     "rules_with_gpu",
     "scale_by_rule",
 ]
@@ -64,9 +64,9 @@ BENCHMARK_COLUMNS: tuple[str, ...] = (
 # inference, stanza parsing); a round figure for a single modern GPU against one core, not measured.
 DEFAULT_GPU_SPEEDUP = 20.0
 
-# A rule's work grows with the item its `scale_items` param names (a key of paper_items() /
-# measured_items(); "-": its cost does not grow with the data, reported unscaled). Rules that name
-# none use their study's.
+# A rule's work grows with the item resources/jobs.yaml names for it (a key of paper_items() /
+# measured_items(); "-": its cost does not grow with the data, reported unscaled). Rules it does not
+# name use their study's.
 STUDY_ITEMS: dict[str, str] = {
     "common": "corpus_sentences",
     "morph_cda": "morph_train_sentences",
@@ -96,11 +96,6 @@ def rule_benchmarks(rules: Iterable[Any]) -> dict[str, str]:
 def rules_with_gpu(rules: Iterable[Any]) -> list[str]:
     """The rules that ask for a GPU (a ``gpu`` resource): where the paper-scale run would use one."""
     return sorted(rule.name for rule in rules if rule.resources is not None and "gpu" in rule.resources)
-
-
-def rule_scale_items(rules: Iterable[Any]) -> dict[str, str]:
-    """Rule name -> the item its work grows with (its ``scale_items`` param)."""
-    return {rule.name: rule.params.scale_items for rule in rules if "scale_items" in rule.params.keys()}
 
 
 def read_benchmark(path: str | Path) -> dict[str, float]:
@@ -260,8 +255,8 @@ def scale_by_rule(
     """Paper-scale CPU and GPU hours of each rule, extrapolated linearly from its measured cost.
 
     `measured` is :func:`read_benchmarks`' table; `items_measured` / `items_paper` map an item key
-    to its count in the measured run / at paper scale; `rule_items` maps a rule to its item key (the
-    rules' ``scale_items`` params; else :data:`STUDY_ITEMS`); `gpu_rules` are the
+    to its count in the measured run / at paper scale; `rule_items` maps a rule to its item key
+    (``resources/jobs.yaml``; else :data:`STUDY_ITEMS`); `gpu_rules` are the
     rules that get a GPU at paper scale. A rule's cost is ``cpu_s`` (``wall_s`` where missing) summed
     over its files, times ``factor = items_paper / items_measured`` (1 for key ``-``; NaN when a count
     is missing). A GPU rule's cost goes to ``gpu_hours`` divided by `gpu_speedup` (an assumption, see

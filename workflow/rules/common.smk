@@ -99,10 +99,9 @@ rule treebank_split:
         file=lambda wc: config["treebanks"][wc.treebank]["splits"][wc.split],
         parsing=config["parsing"],
         backend=config["parsing"]["treebanks"],
-        scale_items="treebank_sentences",
     threads: 1 if config["parsing"]["treebanks"] == "gold" else THREADS
     resources:
-        **job_resources(config["parsing"]["treebanks"]),
+        **job_resources("treebank_split", config["parsing"]["treebanks"]),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -123,10 +122,9 @@ rule corpus_shard:
         corpus=lambda wc: config["corpora"][wc.corpus],
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
-        scale_items="corpus_sentences",
     threads: THREADS
     resources:
-        **job_resources(config["parsing"]["corpora"]),
+        **job_resources("corpus_shard", config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/torch.yaml"
     script:

@@ -3,7 +3,7 @@
 # of every rule with the paper-scale run it implies. Logic: src/cdaflow/cross_study.py, scale_notes.py.
 # Included after every study's rule file: it reads their paths and final targets.
 
-from cdaflow.scale_notes import rule_benchmarks, rule_scale_items, rules_with_gpu
+from cdaflow.scale_notes import rule_benchmarks, rules_with_gpu
 
 CS_OUT = "results/cross_study"
 # Study A's packaged Spanish model (written by morph_cda_evaluate), the one `cdaflow cda` uses by default.
@@ -60,7 +60,6 @@ rule cross_study_cda_regender:
     benchmark:
         "results/benchmarks/cross_study/cda_regender.tsv"
     params:
-        scale_items="-",
         testsets=list(REG_TESTSETS),
         b_systems=list(CS_B_SYSTEMS),
         a_systems=list(CS_A_SYSTEMS),
@@ -70,7 +69,7 @@ rule cross_study_cda_regender:
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(config["parsing"]["corpora"]),
+        **job_resources("cross_study_cda_regender", config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -91,7 +90,6 @@ rule cross_study_bias_swap:
     benchmark:
         "results/benchmarks/cross_study/bias_swap.tsv"
     params:
-        scale_items="snli_pairs",
         ssa_member=file_ref_member(SB.get("ssa_names")),
         names=SB["names_swapped"],
         seed=config["seed"],
@@ -99,7 +97,7 @@ rule cross_study_bias_swap:
         **CS_D_PARAMS,
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("cross_study_bias_swap"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -120,14 +118,13 @@ rule cross_study_gap_subjective_bias:
     benchmark:
         "results/benchmarks/cross_study/gap_subjective_bias.tsv"
     params:
-        scale_items="gap_examples",
         splits=list(GAP_SPLITS),
         seed=config["seed"],
         scale=config["scale"],
         **CS_D_PARAMS,
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("cross_study_gap_subjective_bias"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -139,6 +136,8 @@ rule cross_study_scale_notes:
     input:
         CS_STUDY_TARGETS,
         CS_COMPARISONS,
+        # each heavy rule's item (what its work grows with): data, so that editing one reruns only this rule
+        jobs="resources/jobs.yaml",
     output:
         measured=study_report(f"{CS_OUT}/scale_measured.tsv", "cross_study", "scale_notes"),
         rules=f"{CS_OUT}/scale_rules.tsv",
@@ -146,13 +145,11 @@ rule cross_study_scale_notes:
     log:
         "logs/cross_study/scale_notes.log",
     params:
-        scale_items="-",
         benchmarks="results/benchmarks",
         results=lambda wildcards, output: str(Path(output.measured).parents[1]),
         # Functions of the wildcards: evaluated when the job runs, once every rule file is read.
         patterns=lambda wildcards: rule_benchmarks(workflow.rules),
         gpu_rules=lambda wildcards: rules_with_gpu(workflow.rules),
-        rule_items=lambda wildcards: rule_scale_items(workflow.rules),
         gpu_speedup=config["cross_study"]["gpu_speedup"],
         scale=config["scale"],
     conda:

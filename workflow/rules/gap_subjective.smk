@@ -77,14 +77,13 @@ rule gap_subjective_detector:
     benchmark:
         "results/benchmarks/gap_subjective/detector.tsv"
     params:
-        scale_items="wnc_pairs",
         settings=GS["detector"],
         model_member=file_ref_member(GS["detector"]["model"]),
         seed=config["seed"],
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_detector"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -121,11 +120,10 @@ rule gap_subjective_subjectivity:
     benchmark:
         "results/benchmarks/gap_subjective/subjectivity/{gap_split}.tsv"
     params:
-        scale_items="gap_examples",
         threshold=GS["detector"]["threshold"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_subjectivity"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -141,11 +139,15 @@ rule gap_subjective_transfer_spm:
         vocab=f"{GS_OUT}/transfer/spm.vocab",
     log:
         "logs/gap_subjective/transfer_spm.log",
+    benchmark:
+        "results/benchmarks/gap_subjective/transfer_spm.tsv"
     params:
         member=file_ref_member(GS["transfer"].get("spm_corpus")),
         vocab_size=GS["transfer"]["vocab_size"],
         max_number_symbols=GS["transfer"]["max_number_symbols"],
     threads: THREADS
+    resources:
+        **job_resources("gap_subjective_transfer_spm", backend="cpu"),  # CPU work only
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -165,13 +167,12 @@ rule gap_subjective_transfer_train:
     benchmark:
         "results/benchmarks/gap_subjective/transfer_train.tsv"
     params:
-        scale_items="wnc_pairs",
         settings=GS["transfer"]["onmt"],
         seed=config["seed"],
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_transfer_train"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -190,10 +191,9 @@ rule gap_subjective_transfer:
     benchmark:
         "results/benchmarks/gap_subjective/transfer/{gap_split}.tsv"
     params:
-        scale_items="gap_examples",
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_transfer"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -211,12 +211,11 @@ rule gap_subjective_fluency_lm:
     benchmark:
         "results/benchmarks/gap_subjective/fluency_lm.tsv"
     params:
-        scale_items="wnc_pairs",
         settings=GS["fluency"],
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_fluency_lm"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -236,14 +235,13 @@ rule gap_subjective_threshold:
     benchmark:
         "results/benchmarks/gap_subjective/threshold/{gap_split}.tsv"
     params:
-        scale_items="gap_examples",
         fluency=GS["fluency"],
         lm_member=file_ref_member(GS["fluency"]["model"]),
         thresholds=GS["thresholds"],
         detector_threshold=GS["detector"]["threshold"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_threshold"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -303,12 +301,11 @@ rule gap_subjective_benchmark_features:
     benchmark:
         "results/benchmarks/gap_subjective/benchmark_features/{dataset}/{gap_split}.tsv"
     params:
-        scale_items="gap_examples",
         settings=GS["benchmark"],
         encoder_member=file_ref_member(GS["benchmark"]["encoder"]),
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_benchmark_features"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -328,14 +325,13 @@ rule gap_subjective_benchmark:
     benchmark:
         "results/benchmarks/gap_subjective/benchmark.tsv"
     params:
-        scale_items="gap_examples",
         sets=GS_FEATURE_SETS,
         mlp=GS["benchmark"]["mlp"],
         seed=config["seed"],
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("gap_subjective_benchmark"),
     conda:
         f"{ENVS}/torch.yaml"
     script:

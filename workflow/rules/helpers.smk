@@ -1,5 +1,6 @@
 # What every study uses: data paths, dataset and file references, GPU requests, the registry of
 # final targets. Each study's own paths, input functions and targets open its rule file.
+from cdaflow.cluster import load_jobs
 from cdaflow.data.hub import hub_folder_name, hub_refs
 
 DATA_DIR = "resources/data"
@@ -19,20 +20,30 @@ def dataset_dir(name):
 
 
 def gpus_for(backend=None):
-    """GPUs for a GPU-capable job (config compute.gpu), none when its backend runs on CPU only."""
+    """GPUs for a GPU-capable job (config compute.gpu), none when its backend runs on CPU only (a parser
+    other than stanza, or "cpu": scikit-learn, SentencePiece, file conversions)."""
     if backend is not None and backend != "stanza":
         return 0
     return config["compute"]["gpu"]
 
 
 # Threads and resources of a heavy job (training, inference, parsing): `threads: THREADS` and
-# `resources: **job_resources()`; its `benchmark:` file feeds the scale notes.
+# `resources: **job_resources("<rule>")`; its `benchmark:` file feeds the scale notes.
 THREADS = config["compute"]["threads"]
+# resources/jobs.yaml + jobs_measured.tsv: what sizes the heavy jobs at paper scale
+JOBS = load_jobs() if config["scale"] == "paper" else None
 
 
-def job_resources(backend=None):
-    """Memory (config compute.mem_mb) and GPUs (gpus_for) of a heavy job."""
-    return {"gpu": gpus_for(backend), "mem_mb": config["compute"]["mem_mb"]}
+def job_resources(rule, backend=None):
+    """GPUs (gpus_for) and memory of a heavy job; at paper scale also its runtime, and memory derived
+    from its measured cost and the config's sizes (cdaflow.cluster), else config compute.mem_mb."""
+    gpu = gpus_for(backend)
+    resources = {"gpu": gpu, "mem_mb": config["compute"]["mem_mb"]}
+    if config["scale"] == "paper":
+        if rule not in JOBS.costs:
+            raise ValueError(f"rule {rule} has no entry in resources/jobs.yaml: its cluster job cannot be sized")
+        resources.update(JOBS.size(rule, config, threads=THREADS, gpu=bool(gpu)))
+    return resources
 
 
 # `snakemake --report` groups each study's tables under one category.

@@ -88,13 +88,12 @@ rule morph_cda_reinflection:
     benchmark:
         "results/benchmarks/morph_cda/reinflection/{lang}.tsv"
     params:
-        scale_items="morph_train_sentences",
         settings=MORPH["reinflection"],
         seed=config["seed"],
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("morph_cda_reinflection"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -115,13 +114,12 @@ rule morph_cda_train_mrf:
     wildcard_constraints:
         param="lin|nn",
     params:
-        scale_items="morph_train_sentences",
         settings=MORPH["mrf"],
         features=MORPH["features"],
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("morph_cda_train_mrf"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -148,7 +146,6 @@ rule morph_cda_evaluate:
     benchmark:
         "results/benchmarks/morph_cda/evaluate/{lang}.tsv"
     params:
-        scale_items="morph_train_sentences",
         lang=lambda wc: wc.lang,
         params=MORPH["parameterizations"],
         grid=MORPH["log_alpha_grid"],
@@ -158,6 +155,8 @@ rule morph_cda_evaluate:
         seed=config["seed"],
         scale=config["scale"],
     threads: THREADS
+    resources:
+        **job_resources("morph_cda_evaluate", backend="cpu"),  # CPU work only
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -178,12 +177,11 @@ rule morph_cda_augment:
     benchmark:
         "results/benchmarks/morph_cda/augment/{lang}.tsv"
     params:
-        scale_items="corpus_sentences",
         settings=MORPH["extrinsic"],
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("morph_cda_augment"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -203,12 +201,11 @@ rule morph_cda_lm:
     benchmark:
         "results/benchmarks/morph_cda/lm/{lang}/{corpus}.tsv"
     params:
-        scale_items="corpus_sentences",
         settings=MORPH["extrinsic"],
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("morph_cda_lm"),
     conda:
         f"{ENVS}/torch.yaml"
     script:

@@ -52,13 +52,12 @@ rule regender_tag:
     benchmark:
         "results/benchmarks/regender/tag/shard{shard}.tsv"
     params:
-        scale_items="regender_candidates",
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
         dedupe=REG["dedupe"],
     threads: THREADS
     resources:
-        **job_resources(config["parsing"]["corpora"]),
+        **job_resources("regender_tag", config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -77,12 +76,11 @@ rule regender_tag_testset:
     benchmark:
         "results/benchmarks/regender/tag_testset/{testset}.tsv"
     params:
-        scale_items="-",
         parsing=config["parsing"],
         backend=config["parsing"]["corpora"],
     threads: THREADS
     resources:
-        **job_resources(config["parsing"]["corpora"]),
+        **job_resources("regender_tag_testset", config["parsing"]["corpora"]),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -137,12 +135,16 @@ rule regender_classifier:
         table=study_report(f"{REG_OUT}/classifier.tsv", "regender", "classifier"),
     log:
         "logs/regender/classifier.log",
+    benchmark:
+        "results/benchmarks/regender/classifier.tsv"
     params:
         settings=REG["classifier"],
         testsets=list(REG_TESTSETS),
         seed=config["seed"],
         scale=config["scale"],
     threads: THREADS
+    resources:
+        **job_resources("regender_classifier", backend="cpu"),  # CPU work only
     conda:
         f"{ENVS}/sklearn.yaml"
     script:
@@ -173,9 +175,13 @@ rule regender_bpe:
         vocab=f"{REG_OUT}/rewriter/bpe.vocab",
     log:
         "logs/regender/bpe.log",
+    benchmark:
+        "results/benchmarks/regender/bpe.tsv"
     params:
         vocab_size=REG["bpe"]["vocab_size"],
     threads: THREADS
+    resources:
+        **job_resources("regender_bpe", backend="cpu"),  # CPU work only
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -218,12 +224,11 @@ rule regender_train:
     benchmark:
         "results/benchmarks/regender/train/{setup}.tsv"
     params:
-        scale_items="regender_train_pairs",
         settings=REG["sockeye"],
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("regender_train"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -246,12 +251,11 @@ rule regender_translate:
     benchmark:
         "results/benchmarks/regender/translate/{setup}/{testset}.tsv"
     params:
-        scale_items="-",
         beam_size=REG["sockeye"]["beam_size"],
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("regender_translate"),
     conda:
         f"{ENVS}/torch.yaml"
     script:

@@ -50,9 +50,10 @@ rule sentence_bias_vectors:
     benchmark:
         "results/benchmarks/sentence_bias/vectors.tsv"
     params:
-        scale_items="-",
         spec=SB.get("vectors"),
         member=file_ref_member(SB.get("vectors")),
+    resources:
+        **job_resources("sentence_bias_vectors", backend="cpu"),  # CPU work only
     conda:
         f"{ENVS}/base.yaml"
     script:
@@ -133,14 +134,13 @@ rule sentence_bias_train_infersent:
     benchmark:
         "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
     params:
-        scale_items="snli_pairs",
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         encoder=SB["encoder"],
         training=SB["training"],
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("sentence_bias_train_infersent"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -165,7 +165,6 @@ rule sentence_bias_score_snli:
     benchmark:
         "results/benchmarks/sentence_bias/score_snli.tsv"
     params:
-        scale_items="snli_pairs",
         encoder_member=file_ref_member(SB.get("pretrained_infersent")),
         pretrained=bool(SB.get("pretrained_infersent")),
         example=SB["example_sentence"],
@@ -173,7 +172,7 @@ rule sentence_bias_score_snli:
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("sentence_bias_score_snli"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -238,7 +237,6 @@ rule sentence_bias_evaluate:
     benchmark:
         "results/benchmarks/sentence_bias/evaluate/{model}.tsv"
     params:
-        scale_items="-",
         debiaswe_member=file_ref_member(SB.get("debiaswe")),
         seat_member=file_ref_member(SB["seat"].get("tests")),
         seat=SB["seat"],
@@ -248,7 +246,7 @@ rule sentence_bias_evaluate:
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("sentence_bias_evaluate"),
     conda:
         f"{ENVS}/torch.yaml"
     script:
@@ -299,7 +297,6 @@ rule sentence_bias_transformer:
     benchmark:
         "results/benchmarks/sentence_bias/transformer.tsv"
     params:
-        scale_items="-",
         spec=SB["transformer"],
         model_member=file_ref_member(SB["transformer"]["model"]),
         sentences_member=file_ref_member(SB["transformer"].get("direction_sentences")),
@@ -308,7 +305,7 @@ rule sentence_bias_transformer:
         scale=config["scale"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("sentence_bias_transformer"),
     conda:
         f"{ENVS}/torch.yaml"
     script:

@@ -1,0 +1,263 @@
+"""SLURM job sizes of the heavy rules at paper scale, from measured costs and the paper config's sizes.
+
+Two data files:
+
+- ``resources/jobs_measured.tsv``, written by ``python -m cdaflow.cluster measure <results>`` from a
+  finished run's benchmark files and item counts (the scale notes' reading): per heavy rule, the item its
+  work grows with, how many items and jobs the run had, the CPU seconds of all its jobs and the largest
+  peak memory of one;
+- ``resources/jobs.yaml``, by hand: per rule the item key (the scale notes read it there, not from the
+  rule's params, so editing it reruns nothing), how many of the rule's jobs each item feeds
+  (``jobs_per_item``: two MRFs per language, three language models per corpus...), the items of the
+  largest job at paper scale (``paper_items_per_job``, with its source), whether its memory grows with
+  the items (data held in memory) and how the paper config's settings multiply the work of one item
+  (``scale_by``: a config key, the value the measured run had, a power: epochs 1, a hidden size 2...).
+
+One paper-scale job then costs::
+
+    cpu_s = cpu_s / (items_measured × jobs_per_item) × paper_items_per_job × Π (value / measured) ** power
+
+and asks for ``runtime = margin × cpu_s / speed / 60`` minutes, where speed is ``gpu_speedup`` (a GPU
+against one core, set below the scale notes' estimate so that jobs are not killed) for a job holding a
+GPU and ``threads × thread_efficiency`` otherwise, within ``[min_runtime, max_runtime]``; and
+``mem_mb = margin_mem × peak`` (the peak scaled by the items per job where memory grows), at least
+``min_mem_mb``. Orders of magnitude with a margin, not quotes: a user with measured paper-scale times
+sets ``--set-resources rule:runtime=...``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "JOBS_FILE", "JobCost", "JobsFile", "JobsFileError", "Scale", "config_value", "load_jobs", "measure", "rule_items",
+]
+
+JOBS_FILE = Path(__file__).resolve().parents[2] / "resources" / "jobs.yaml"
+
+
+class JobsFileError(ValueError):
+    """resources/jobs.yaml is malformed; the message names the rule and the key."""
+
+
+def config_value(config: Mapping[str, Any], key: str) -> Any:
+    """The value at a dotted key of a validated config (``studies.morph_cda.mrf.max_epochs``)."""
+    value: Any = config
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            raise KeyError(f"config has no {key!r} (missing at {part!r})")
+        value = value[part]
+    return value
+
+
+@dataclass(frozen=True)
+class Scale:
+    """One multiplier of a job's work: ``(config value / measured) ** power``, or a constant ``factor``
+    where no config key says it (a pretrained model the paper uses that the measured run did not)."""
+
+    key: str | None = None
+    measured: float = 1.0
+    power: float = 1.0
+    default: float | None = None  # the value when the config has no such key (a settings class's default)
+    factor: float = 1.0
+    why: str = ""
+
+    def value(self, config: Mapping[str, Any]) -> float:
+        if self.key is None:
+            return self.factor
+        try:
+            now = config_value(config, self.key)
+        except KeyError:
+            if self.default is None:
+                raise
+            now = self.default
+        return (float(now) / self.measured) ** self.power if now is not None else 1.0
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """What a rule's jobs cost in the measured run, and how one job's work grows at paper scale."""
+
+    rule: str
+    items: str  # a key of resources/cross_study/paper.yaml, or "-" (does not grow with the data)
+    cpu_s: float  # CPU seconds of all the rule's jobs in the measured run
+    peak_mb: float  # the largest peak resident memory of one of them
+    items_measured: float  # the run's count of `items` (NaN for "-")
+    jobs_measured: int
+    jobs_per_item: float = 1.0
+    paper_items_per_job: float = float("nan")
+    mem_grows: bool = False
+    cpu_bound: bool = False  # its work is CPU work even when the job holds a GPU (scikit-learn fits)
+    scale_by: tuple[Scale, ...] = ()
+
+    def work_factor(self, config: Mapping[str, Any]) -> float:
+        return math.prod(scale.value(config) for scale in self.scale_by)
+
+    def items_per_job_measured(self) -> float:
+        return self.items_measured * self.jobs_per_item / self.jobs_measured
+
+    def job_cpu_s(self, config: Mapping[str, Any]) -> float:
+        """CPU seconds of the largest job at paper scale under `config`."""
+        if self.items == "-":
+            per_job = self.cpu_s / self.jobs_measured
+        else:
+            per_job = self.cpu_s / (self.items_measured * self.jobs_per_item) * self.paper_items_per_job
+        return per_job * self.work_factor(config)
+
+    def job_peak_mb(self) -> float:
+        if self.items == "-" or not self.mem_grows:
+            return self.peak_mb
+        return self.peak_mb * self.paper_items_per_job / self.items_per_job_measured()
+
+
+@dataclass(frozen=True)
+class JobsFile:
+    margin: float
+    margin_mem: float
+    gpu_speedup: float
+    thread_efficiency: float
+    min_runtime: int
+    max_runtime: int
+    min_mem_mb: int
+    costs: dict[str, JobCost] = field(default_factory=dict)
+
+    def size(self, rule: str, config: Mapping[str, Any], *, threads: int, gpu: bool) -> dict[str, int]:
+        """``{"runtime": minutes, "mem_mb": MB}`` of one paper-scale job of `rule`."""
+        cost = self.costs[rule]
+        speed = self.gpu_speedup if gpu and not cost.cpu_bound else max(1.0, threads * self.thread_efficiency)
+        runtime = self.margin * cost.job_cpu_s(config) / speed / 60
+        return {
+            "runtime": int(min(self.max_runtime, max(self.min_runtime, math.ceil(runtime)))),
+            "mem_mb": int(max(self.min_mem_mb, math.ceil(self.margin_mem * cost.job_peak_mb() / 100) * 100)),
+        }
+
+
+MEASURED_COLUMNS = ("rule", "run", "items", "items_measured", "jobs_measured", "cpu_s", "peak_mb")
+
+
+def read_measured(path: str | Path) -> dict[str, dict[str, Any]]:
+    """resources/jobs_measured.tsv: ``{rule: row}`` (comment lines start with ``#``)."""
+    path = Path(path)
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line and line[0] != "#"]
+    if not rows or tuple(rows[0]) != MEASURED_COLUMNS:
+        raise JobsFileError(f"{path}: expected the header {' '.join(MEASURED_COLUMNS)}")
+    found: dict[str, dict[str, Any]] = {}
+    for number, cells in enumerate(rows[1:], start=2):
+        if len(cells) != len(MEASURED_COLUMNS):
+            raise JobsFileError(f"{path}: row {number}: {len(cells)} fields, expected {len(MEASURED_COLUMNS)}")
+        row = dict(zip(MEASURED_COLUMNS, cells))
+        try:
+            found[row["rule"]] = {"items": row["items"], "items_measured": float(row["items_measured"] or "nan"),
+                                  "jobs_measured": int(row["jobs_measured"]), "cpu_s": float(row["cpu_s"]),
+                                  "peak_mb": float(row["peak_mb"])}  # fmt: skip
+        except ValueError as error:
+            raise JobsFileError(f"{path}: row {number}: {error}") from None
+    return found
+
+
+def _scale(item: Mapping[str, Any]) -> Scale:
+    if "factor" in item:
+        if not item.get("why"):
+            raise ValueError("a constant factor needs its 'why'")
+        return Scale(factor=float(item["factor"]), why=str(item["why"]))
+    default = item.get("default")
+    return Scale(key=str(item["key"]), measured=float(item["measured"]), power=float(item.get("power", 1.0)),
+                 default=None if default is None else float(default), why=str(item.get("why", "")))
+
+
+def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None) -> JobsFile:
+    """resources/jobs.yaml with the measured costs of resources/jobs_measured.tsv, checked."""
+    path = Path(path)
+    measured_path = Path(measured) if measured is not None else path.with_name("jobs_measured.tsv")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    sizing, rules = data.get("sizing"), data.get("rules")
+    if not isinstance(sizing, Mapping) or not isinstance(rules, Mapping):
+        raise JobsFileError(f"{path}: expected the mappings 'sizing' and 'rules'")
+    runs = read_measured(measured_path)
+    costs = {}
+    for rule, entry in rules.items():
+        where = f"{path}: rules.{rule}"
+        if rule not in runs:
+            raise JobsFileError(f"{where}: no measured cost in {measured_path}")
+        run = runs[rule]
+        if str(entry.get("items")) != run["items"]:
+            raise JobsFileError(f"{where}.items: {entry.get('items')!r}, but {measured_path} measured {run['items']!r}")
+        try:
+            scale_by = tuple(_scale(item) for item in entry.get("scale_by", []))
+            costs[rule] = JobCost(
+                rule=rule, items=run["items"], cpu_s=run["cpu_s"], peak_mb=run["peak_mb"],
+                items_measured=run["items_measured"], jobs_measured=run["jobs_measured"],
+                jobs_per_item=float(entry.get("jobs_per_item", 1)),
+                paper_items_per_job=float(entry["paper_items_per_job"]) if run["items"] != "-" else float("nan"),
+                mem_grows=bool(entry.get("mem_grows", False)), cpu_bound=bool(entry.get("cpu_bound", False)),
+                scale_by=scale_by,
+            )  # fmt: skip
+        except (KeyError, TypeError, ValueError) as error:
+            raise JobsFileError(f"{where}: {type(error).__name__}: {error}") from None
+    try:
+        return JobsFile(
+            margin=float(sizing["margin"]), margin_mem=float(sizing["margin_mem"]),
+            gpu_speedup=float(sizing["gpu_speedup"]), thread_efficiency=float(sizing["thread_efficiency"]),
+            min_runtime=int(sizing["min_runtime"]), max_runtime=int(sizing["max_runtime"]),
+            min_mem_mb=int(sizing["min_mem_mb"]), costs=costs,
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError) as error:
+        raise JobsFileError(f"{path}: sizing: {type(error).__name__}: {error}") from None
+
+
+def rule_items(path: str | Path = JOBS_FILE) -> dict[str, str]:
+    """Rule name -> the item its work grows with (what the scale notes extrapolate by)."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return {rule: str(entry["items"]) for rule, entry in (data.get("rules") or {}).items()}
+
+
+def measure(results: str | Path, patterns: Mapping[str, str], items: Mapping[str, str], run: str = ""
+            ) -> list[dict[str, Any]]:
+    """Rows of resources/jobs_measured.tsv from a finished run's ``results/`` (benchmarks and item counts)."""
+    from cdaflow import scale_notes
+
+    results = Path(results)
+    table = scale_notes.read_benchmarks(results / "benchmarks", patterns, project=results.parent)
+    counts = scale_notes.measured_items(results)
+    rows = []
+    for rule, group in table.groupby("rule", sort=True):
+        if rule not in items:
+            continue
+        cost = group["cpu_s"].where(group["cpu_s"].notna() & (group["cpu_s"] > 0), group["wall_s"])
+        key = items[rule]
+        have = "" if key == "-" else counts.get(key, "")
+        rows.append({"rule": rule, "run": run, "items": key, "items_measured": have, "jobs_measured": len(group),
+                     "cpu_s": round(float(cost.sum()), 2), "peak_mb": round(float(group["peak_rss_mb"].max()), 1)})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m cdaflow.cluster", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("measure", help="write jobs_measured.tsv rows from a finished run's results/")
+    run.add_argument("results", type=Path)
+    run.add_argument("--run", default="", help="what the run was (config, commit), written in the run column")
+    args = parser.parse_args(argv)
+
+    from cdaflow.environments import snakemake_rules
+
+    patterns = {rule.name: str(rule.benchmark) for rule in snakemake_rules() if rule.benchmark is not None}
+    rows = measure(args.results, patterns, rule_items(), args.run)
+    out = sys.stdout
+    out.write("\t".join(MEASURED_COLUMNS) + "\n")
+    for row in rows:
+        out.write("\t".join(str(row[c]) for c in MEASURED_COLUMNS) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
