@@ -193,15 +193,18 @@ def gap() -> dict[str, bytes]:
 
 
 def seat_tests() -> dict[str, bytes]:
-    members = {f"sent-bias-master/tests/{p.name}": p.read_bytes() for p in sorted((SHARED / "sent-bias/tests").iterdir())}
+    tests = sorted((SHARED / "sent-bias/tests").iterdir())
+    members = {f"sent-bias-master/tests/{p.name}": p.read_bytes() for p in tests}
     members["sent-bias-master/README.md"] = b"# sent-bias (rehearsal fixture)\n"
     return {"master.tar.gz": tar_gz(members)}
 
 
 def senteval_classification() -> dict[str, bytes]:
     source = SHARED / "senteval-downstream"
-    files = {"rt10662": ("MR", "rt-polarity.pos", "rt-polarity.neg"), "customerr": ("CR", "custrev.pos", "custrev.neg"),
-             "subj": ("SUBJ", "subj.subjective", "subj.objective"), "mpqa": ("MPQA", "mpqa.pos", "mpqa.neg")}  # fmt: skip
+    files = {
+        "rt10662": ("MR", "rt-polarity.pos", "rt-polarity.neg"), "customerr": ("CR", "custrev.pos", "custrev.neg"),
+        "subj": ("SUBJ", "subj.subjective", "subj.objective"), "mpqa": ("MPQA", "mpqa.pos", "mpqa.neg"),
+    }  # fmt: skip
     members = {}
     for folder, (task, *names) in files.items():
         for name in names:
@@ -438,7 +441,8 @@ def gpt2(folder: Path, texts: list[str]) -> None:
     tokenizer = _byte_level_bpe(texts, ["<|endoftext|>"])
     size = _save_tokenizer(folder, tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
                            unk_token="<|endoftext|>")  # fmt: skip
-    config = GPT2Config(vocab_size=size, n_positions=128, n_embd=32, n_layer=2, n_head=2, bos_token_id=0, eos_token_id=0)
+    config = GPT2Config(vocab_size=size, n_positions=128, n_embd=64, n_layer=2, n_head=2, bos_token_id=0,
+                        eos_token_id=0)
     GPT2LMHeadModel(config).save_pretrained(folder)
 
 

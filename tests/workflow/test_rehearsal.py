@@ -42,7 +42,8 @@ def fake_urls(tmp_path: Path) -> Path:
     overlay = {"datasets": {}, "downloads": {"hub_endpoint": "http://127.0.0.1:9"}}
     for name, entry in PAPER["datasets"].items():
         if entry.get("files"):
-            overlay["datasets"][name] = {"files": {f: {"url": f"http://127.0.0.1:9/{name}/{f}"} for f in entry["files"]}}
+            urls = {file: {"url": f"http://127.0.0.1:9/{name}/{file}"} for file in entry["files"]}
+            overlay["datasets"][name] = {"files": urls}
         else:
             overlay["datasets"][name] = {"url": f"http://127.0.0.1:9/{name}/{rehearsal.url_file_name(entry['url'])}"}
     path = tmp_path / "urls.yaml"

@@ -65,9 +65,10 @@ def test_paper_jobs_reach_sbatch_sized_by_their_rules(tmp_path: Path, monkeypatc
             files[name] = {"url": server.serve_file(spec["url"], gap / name)}
         (copy / "local.yaml").write_text(yaml.safe_dump({"datasets": {"gap": {"files": files}}}))
         configs = ["--configfile", "config/paper.yaml", "local.yaml"]
-        created = placeholders(copy, configs, list(TARGETS.values()), list(TARGETS))
+        placeholders(copy, configs, list(TARGETS.values()), list(TARGETS))
         bin_dir = slurm_stubs.install(tmp_path / "slurm")
-        monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), os.environ["PATH"]]))
+        path = [str(bin_dir), str(Path(sys.executable).parent), os.environ["PATH"]]
+        monkeypatch.setenv("PATH", os.pathsep.join(path))
         result = snakemake(
             *TARGETS.values(), "resources/data/gap", *configs,
             "--workflow-profile", "profiles/slurm", "--retries", "0", "--keep-going",
