@@ -430,7 +430,7 @@ def roberta_base(folder: Path, texts: list[str]) -> None:
                                                  ("<s>", tokenizer.token_to_id("<s>")))  # fmt: skip
     size = _save_tokenizer(folder, tokenizer, bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>",
                            unk_token="<unk>", pad_token="<pad>", mask_token="<mask>")  # fmt: skip
-    config = RobertaConfig(vocab_size=size, max_position_embeddings=130, pad_token_id=1, bos_token_id=0,
+    config = RobertaConfig(vocab_size=size, max_position_embeddings=514, pad_token_id=1, bos_token_id=0,
                            eos_token_id=2, **TINY)  # fmt: skip
     RobertaModel(config).save_pretrained(folder)
 
@@ -441,7 +441,7 @@ def gpt2(folder: Path, texts: list[str]) -> None:
     tokenizer = _byte_level_bpe(texts, ["<|endoftext|>"])
     size = _save_tokenizer(folder, tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
                            unk_token="<|endoftext|>")  # fmt: skip
-    config = GPT2Config(vocab_size=size, n_positions=128, n_embd=64, n_layer=2, n_head=2, bos_token_id=0,
+    config = GPT2Config(vocab_size=size, n_positions=1024, n_embd=64, n_layer=2, n_head=2, bos_token_id=0,
                         eos_token_id=0)
     GPT2LMHeadModel(config).save_pretrained(folder)
 
