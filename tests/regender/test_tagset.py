@@ -72,6 +72,13 @@ def tagmap() -> TagMap:
         (Word("ha", "AUX", {"VerbForm": "Fin"}, "haber"), "VHfin"),  # not a laugh
         (Word("super", "NOUN", {}, "super"), "ADV"),
         (Word("mismo", "DET", {"PronType": "Dem"}, "mismo"), "QU"),
+        (Word("despacio", "ADJ", {"Gender": "Masc"}, "despacio"), "ADV"),
+        (Word("vámonos", "ADJ", {"Gender": "Masc"}, "vámonos"), "VCL"),  # never vámonas
+        (Word("mírala", "VERB", {"Mood": "Ind", "VerbForm": "Fin"}, "mírala"), "VCL"),
+        (Word("ponlo", "VERB", {"VerbForm": "Fin"}, "ponlo"), "VCL"),
+        (Word("vela", "NOUN", {"Gender": "Fem"}, "vela"), "NC"),  # ve + la, but a candle
+        (Word("lindo", "VERB", {"VerbForm": "Ger"}, "lindo"), "ADJ"),  # not a gerund
+        (Word("cantando", "VERB", {"VerbForm": "Ger"}, "cantar"), "Vger"),
     ],
 )
 def test_mapping(tagmap, word, tag):
@@ -107,6 +114,10 @@ C = TagMap.load().corrections
         ("qué tonto soy", "INT NC Vfin", "INT ADJ Vfin"),
         ("¡ qué guapa estás !", "FS INT ADJ NC FS", "FS INT ADJ Vfin FS"),  # a linking verb is a verb
         ("no la encuentro", "NEG ART NC", "NEG PPC Vfin"),
+        ("los necesito ahora", "ART Vfin ADV", "PPC Vfin ADV"),
+        ("ya la vi", "ADV PPC NC", "ADV PPC Vfin"),
+        ("¡ qué bonito !", "FS INT ITJN FS", "FS INT ADJ FS"),
+        ("estoy jaja", "Vfin ITJN", "Vfin ITJN"),
         # left alone: nouns after ser and parecer, adverbs, first-person plurals, capitalised names
         ("es hora", "Vfin NC", "Vfin NC"),
         ("parece mentira", "Vfin NC", "Vfin NC"),

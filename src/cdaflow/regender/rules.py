@@ -291,6 +291,10 @@ class RuleSet:
         self.neutral_enclitic_bases = frozenset(_strip_accents(w) for w in words("neutral_enclitic_bases"))
         self.referent_pronouns = words("referent_pronouns")
         self.fillers = frozenset(" ".join(str(f).lower().split()) for f in r.get("fillers", []) or [])
+        try:
+            self.trailing_interjections = re.compile(str(r.get("trailing_interjections") or "(?!)"))
+        except re.error as exc:
+            raise ValueError(f"{source}: trailing_interjections: bad regular expression ({exc})") from None
 
     @classmethod
     def load(cls, folder: str | Path = DEFAULT_RULES_DIR, sequences: str = "extended") -> RuleSet:
@@ -481,7 +485,8 @@ class RuleSet:
         while end and tags[kept[end - 1]] == FINAL:
             end -= 1
         start_of_tail = end
-        while start_of_tail and tags[kept[start_of_tail - 1]] in ("ITJN", "SYM"):
+        while start_of_tail and (tags[kept[start_of_tail - 1]] == "SYM" or self.trailing_interjections.fullmatch(
+                segment.tokens[kept[start_of_tail - 1]].lower())):
             start_of_tail -= 1
         if start_of_tail < end and start_of_tail > 0:
             kept = kept[:start_of_tail] + kept[end:]

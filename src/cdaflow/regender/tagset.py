@@ -115,6 +115,8 @@ class TagCorrections:
         if tags[i] != "ART" or lower[i] not in self.clitic_articles or i + 1 >= len(tags):
             return False
         nxt = i + 1
+        if tags[nxt] in ("Vfin", "VMfin", "VHfin"):
+            return True  # an article never comes before a finite verb (Los/DET necesito/VERB)
         if tags[nxt] not in ("NC", "NP") or (nxt + 1 < len(tags) and tags[nxt + 1] not in _AFTER_CLITIC):
             return False
         if (i > 0 and tags[i - 1] == "NEG") or lower[i] == "lo":
@@ -132,7 +134,13 @@ class TagCorrections:
         out = ["Vfin" if self.finite_linking_verbs.fullmatch(word) else tag for word, tag in zip(lower, tags)]
         for i in range(len(out)):
             if self._clitic_before_verb(i, forms, lower, out, feats):
-                out[i], out[i + 1] = "PPC", "Vfin"
+                out[i] = "PPC"
+                if out[i + 1] in ("NC", "NP"):
+                    out[i + 1] = "Vfin"
+            elif (out[i] == "PPC" and lower[i] in self.clitic_articles and i + 1 < len(out)
+                  and (out[i + 1] == "NC" or (out[i + 1] == "NP" and forms[i + 1] == lower[i + 1]))
+                  and (i + 2 == len(out) or out[i + 2] in _AFTER_CLITIC)):
+                out[i + 1] = "Vfin"  # a clitic comes before a verb (Ya la vi/NOUN, No la quiero/PROPN)
         for i, word in enumerate(lower):
             tag = out[i]
             if tag not in self.correctable or (tag == "NP" and forms[i] != word):
@@ -144,7 +152,7 @@ class TagCorrections:
             while j >= 0 and out[j] in _SKIPPED_IN_SLOT:
                 j -= 1
             noun = tag in ("NC", "NP")
-            if j < 0:
+            if j < 0 or (tag == "ITJN" and out[j] != "INT"):
                 continue
             if out[j].startswith("V") and out[j] != "VCL":
                 verb = lower[j]
@@ -163,6 +171,8 @@ class TagCorrections:
             elif (tag in ("NC", "NP", "Vfin") and out[j] == "INT" and i + 1 < len(out)
                   and self.first_second_person_linking_verbs.fullmatch(lower[i + 1])):
                 out[i] = new  # ¡Qué tonto/NOUN soy!, Qué contenta/VERB estoy
+            elif tag == "ITJN" and out[j] == "INT" and len(word) > 3:
+                out[i] = new  # ¡Qué bonito/INTJ!
         return out
 
 
