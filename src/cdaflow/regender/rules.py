@@ -306,7 +306,8 @@ class RuleSet:
         needed = ["sequences.tsv", "rules.yaml"] + (list(EXTENSION_FILES) if sequences == "extended" else [])
         for name in needed:
             if not (folder / name).is_file():
-                hint = " (the extended sequence set needs it; or choose the paper's)" if name in EXTENSION_FILES else ""
+                hint = " (the extended sequences need it; or use the paper's: --sequences paper)"
+                hint = hint if name in EXTENSION_FILES else ""
                 raise FileNotFoundError(f"rules folder {folder}: missing {name}{hint}")
         exact, _ = _read_sequences(folder / "sequences.tsv", patterns_allowed=False)
         rules = _read_rules(folder / "rules.yaml")
