@@ -291,6 +291,7 @@ class RuleSet:
         self.neutral_enclitic_bases = frozenset(_strip_accents(w) for w in words("neutral_enclitic_bases"))
         self.referent_pronouns = words("referent_pronouns")
         self.fillers = frozenset(" ".join(str(f).lower().split()) for f in r.get("fillers", []) or [])
+        self._filler_words = max((len(f.split()) for f in self.fillers), default=0)
         try:
             self.trailing_interjections = re.compile(str(r.get("trailing_interjections") or "(?!)"))
         except re.error as exc:
@@ -398,15 +399,19 @@ class RuleSet:
             j += 1
         return segment.tokens[j] if j < len(segment.tokens) else None
 
-    def _decide_part(self, segment: Segment, indices: Sequence[int], patterns: bool) -> Decision:
-        """The decision on the tokens at `indices` (the whole segment, or a part of it)."""
-        tags = [segment.tags[i] for i in indices]
+    def _decide_part(self, segment: Segment, indices: Sequence[int] | None, patterns: bool) -> Decision:
+        """The decision on the tokens at `indices` (a part of the segment; None: all of it)."""
+        if indices is None:
+            tags: Sequence[str] = segment.tags
+            indices = range(len(tags))
+        else:
+            tags = [segment.tags[i] for i in indices]
         key = self._key(tags)
-        vcl = [i for i in indices if self._is_vcl(segment.tokens[i], segment.tags[i])]
+        vcl = [i for i, t in zip(indices, tags) if t == "VCL" or (t == "Vinf" and self._is_vcl(segment.tokens[i], t))]
         neutral_vcl = False
         if vcl and (not self.extended or any(self.flip_word("VCL", segment.tokens[i]) is not None for i in vcl)):
             category, label = "VCL", "G"
-            positions = [(i, "VCL") for i in vcl]
+            positions = [(i, "VCL", None) for i in vcl]
         else:
             # Extension: a verb whose clitic has no gender (conocerte, pensarlo) is just a verb here.
             neutral_vcl = bool(vcl)
@@ -416,8 +421,12 @@ class RuleSet:
                     return Decision("N", "VCL", key, "no gendered VCL", segment.text, ())
                 return Decision(None, None, key, "sequence not covered by the rules")
             label, category = found
+            if label == "N":
+                return Decision("N", category, key, f"neutral {category} sequence", segment.text, ())
             wanted = category.split(",")
-            positions = [(i, t) for i, t in zip(indices, tags) if t in wanted]
+            # (position, category, the tag before it in this part)
+            positions = [(i, t, tags[k - 1] if k else None) for k, (i, t) in enumerate(zip(indices, tags))
+                         if t in wanted]
         if label == "N":
             return Decision("N", category, key, f"neutral {category} sequence", segment.text, ())
         for blocker, words, reason in (("DM", self.neutral_demonstratives, "neutral demonstrative"),
@@ -428,9 +437,8 @@ class RuleSet:
                 # §3.1: nothing agrees with esto/eso/aquello ("Eso es bueno"), nor with neuter lo.
                 return Decision("N", category, key, reason, segment.text, ())
         changes = []
-        previous = {i: (segment.tags[p] if p >= 0 else None) for p, i in zip([-1, *indices[:-1]], indices)}
-        for i, word_category in positions:
-            if word_category == "Vadj" and previous[i] in HABER:
+        for i, word_category, previous in positions:
+            if word_category == "Vadj" and previous in HABER:
                 continue  # §3.1: the participle of a perfect (he descansado) does not agree
             new = self.flip_word(word_category, segment.tokens[i], self._following_verb(segment, i))
             if new is not None and new != segment.tokens[i]:
@@ -453,7 +461,7 @@ class RuleSet:
     def _is_filler(self, segment: Segment, chunk: Sequence[int]) -> bool:
         if all(segment.tags[i] in ("ITJN", "SYM") for i in chunk):
             return True
-        return " ".join(segment.tokens[i].lower() for i in chunk) in self.fillers
+        return len(chunk) <= self._filler_words and " ".join(segment.tokens[i] for i in chunk).lower() in self.fillers
 
     def _inert(self, segment: Segment, chunk: Sequence[int]) -> bool:
         """No noun and no word that could change (Me voy a dormir, no pasa nada, igualmente)."""
@@ -467,12 +475,12 @@ class RuleSet:
                 return False
         return True
 
-    def _content(self, segment: Segment, chunks: list[list[int]]) -> list[int]:
+    def _content(self, segment: Segment, chunks: list[list[int]], fillers: list[bool]) -> list[int]:
         """Positions left once filler chunks (and their commas) and final interjections are set aside."""
         dropped: set[int] = set()
         tags = segment.tags
-        for chunk in chunks:
-            if not self._is_filler(segment, chunk):
+        for chunk, filler in zip(chunks, fillers):
+            if not filler:
                 continue
             dropped.update(chunk)
             after, before = chunk[-1] + 1, chunk[0] - 1
@@ -498,20 +506,29 @@ class RuleSet:
             kept = kept[1:]
         return kept
 
+    def _may_end_in_laughter(self, segment: Segment) -> bool:
+        """Whether the last word before the final marks could be set aside (jaja, gracias, a symbol)."""
+        i = len(segment.tags) - 1
+        while i >= 0 and segment.tags[i] == FINAL:
+            i -= 1
+        return i > 0 and (segment.tags[i] == "SYM" or self.trailing_interjections.fullmatch(
+            segment.tokens[i].lower()) is not None)
+
     def decide(self, segment: Segment) -> Decision:
         """Label, category and (for G) the variant of one segment."""
         key = self._key(segment.tags)
         if segment.n_words > self.max_words:
             return Decision(None, None, key, f"longer than {self.max_words} words")
-        everything = list(range(len(segment.tags)))
         if not self.extended or any(t.lower() in self.referent_pronouns for t in segment.tokens):
-            return self._decide_part(segment, everything, patterns=False)
+            return self._decide_part(segment, None, patterns=False)
         chunks = self._chunks(segment)
-        content = [chunk for chunk in chunks if not self._is_filler(segment, chunk)]
+        fillers = [self._is_filler(segment, chunk) for chunk in chunks]
+        content = [chunk for chunk, filler in zip(chunks, fillers) if not filler]
         if not content:
             return Decision("N", None, key, "interjections and greetings only", segment.text, ())
-        kept = self._content(segment, chunks)
-        decision = self._decide_part(segment, kept, patterns=True)
+        dropping = len(content) < len(chunks) or self._may_end_in_laughter(segment)
+        decision = self._decide_part(segment, self._content(segment, chunks, fillers) if dropping else None,
+                                     patterns=True)
         if decision.label is not None or len(content) == 1:
             return decision
         # Several chunks: each decided alone, when none names a noun (a referent) and none is left
