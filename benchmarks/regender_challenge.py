@@ -66,12 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     from cdaflow.regender.testsets import read_test_set
     from cdaflow.text.parsing import ParserUnavailable
 
-    rows = read_test_set(args.file)
     try:
+        rows = read_test_set(args.file)
         results = outputs([row.segment for row in rows], args.rules, args.sequences, args.backend)
     except ParserUnavailable as exc:
         print(f"skipped: {exc}")
         return 0
+    except (OSError, ValueError) as exc:  # a malformed file names its line and field
+        print(f"regender_challenge.py: error: {exc}", file=sys.stderr)
+        return 2
     predictions = [variant for variant, _ in results]
     table = score(rows, predictions)
     neutral_changed = sum(row.label == "N" and predicted != row.segment for row, predicted in zip(rows, predictions))

@@ -49,7 +49,7 @@ def test_lines_shared_with_the_test_sets_have_the_same_gold():
                                                                  hand_checked[segment].variants), segment
 
 
-def run_script(capsys, *args: str) -> str:
+def run_script(capsys, *args: str, status: int = 0) -> str:
     argv = sys.argv
     sys.argv = [str(SCRIPT), *args]
     try:
@@ -57,8 +57,17 @@ def run_script(capsys, *args: str) -> str:
             runpy.run_path(str(SCRIPT), run_name="__main__")
     finally:
         sys.argv = argv
-    assert exit_info.value.code == 0
-    return capsys.readouterr().out
+    assert exit_info.value.code == status
+    captured = capsys.readouterr()
+    return captured.out if status == 0 else captured.err
+
+
+def test_script_names_a_bad_line(tmp_path, capsys):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("id\tlabel\tkind\tsegment\tvariant\tnote\nb1\tG\tadjective\tListo.\tListo.\t\n",
+                   encoding="utf-8")
+    err = run_script(capsys, "--file", str(bad), status=2)
+    assert err.strip().count("\n") == 0 and "bad.tsv:2: field variant" in err
 
 
 @needs_spacy

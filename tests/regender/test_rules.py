@@ -210,6 +210,11 @@ def test_uncovered_and_too_long(rules, extended):
     assert rules.decide(seg("He descansado.", "VHfin-Vadj-FS")).label is None
 
 
+def test_punctuation_only_and_empty_segments_are_not_covered(extended):
+    assert extended.decide(Segment(("...",), ("FS",), "...")).label is None
+    assert extended.decide(Segment((), (), "")).label is None
+
+
 def test_render_without_text_joins_tokens(rules):
     decision = rules.decide(Segment(("Estoy", "cansado", "."), ("Vfin", "Vadj", "FS")))
     assert decision.variant == "Estoy cansada ."
@@ -243,6 +248,10 @@ def test_bad_rule_files_name_file_line_and_field(tmp_path):
     (tmp_path / "rules_extension.yaml").write_text("fillers: [hola]\n")
     (tmp_path / "sequences_extension.tsv").write_text("sequence\tlabel\tcategory\nFS*-(ADJ-FS\tG\tADJ\n")
     with pytest.raises(ValueError, match=r"sequences_extension.tsv:2: field sequence: expected \)"):
+        RuleSet.load(tmp_path)
+    (tmp_path / "sequences_extension.tsv").write_text("sequence\tlabel\tcategory\n")
+    (tmp_path / "rules_extension.yaml").write_text("trailing_interjections: '(ja'\n")
+    with pytest.raises(ValueError, match=r"rules_extension.yaml: key trailing_interjections: bad regular"):
         RuleSet.load(tmp_path)
     with pytest.raises(ValueError, match="sequence set 'all' is not one of extended, paper"):
         RuleSet.load(tmp_path, sequences="all")

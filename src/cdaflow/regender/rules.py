@@ -292,10 +292,7 @@ class RuleSet:
         self.referent_pronouns = words("referent_pronouns")
         self.fillers = frozenset(" ".join(str(f).lower().split()) for f in r.get("fillers", []) or [])
         self._filler_words = max((len(f.split()) for f in self.fillers), default=0)
-        try:
-            self.trailing_interjections = re.compile(str(r.get("trailing_interjections") or "(?!)"))
-        except re.error as exc:
-            raise ValueError(f"{source}: trailing_interjections: bad regular expression ({exc})") from None
+        self.trailing_interjections = re.compile(str(r.get("trailing_interjections") or "(?!)"))
 
     @classmethod
     def load(cls, folder: str | Path = DEFAULT_RULES_DIR, sequences: str = "extended") -> RuleSet:
@@ -316,7 +313,13 @@ class RuleSet:
         if sequences == "extended":
             extra, patterns = _read_sequences(folder / EXTENSION_FILES[0], patterns_allowed=True)
             exact = {**extra, **exact}  # a sequence of the paper keeps the paper's label
-            rules = _merge_rules(rules, _read_rules(folder / EXTENSION_FILES[1]))
+            extension = _read_rules(folder / EXTENSION_FILES[1])
+            try:
+                re.compile(str(extension.get("trailing_interjections") or ""))
+            except re.error as exc:
+                raise ValueError(f"{folder / EXTENSION_FILES[1]}: key trailing_interjections: "
+                                 f"bad regular expression ({exc})") from None
+            rules = _merge_rules(rules, extension)
         return cls(exact, rules, str(folder), patterns, sequences)
 
     # -- word rules ----------------------------------------------------------------------------
@@ -522,6 +525,8 @@ class RuleSet:
         if not self.extended or any(t.lower() in self.referent_pronouns for t in segment.tokens):
             return self._decide_part(segment, None, patterns=False)
         chunks = self._chunks(segment)
+        if not chunks:  # punctuation only
+            return self._decide_part(segment, None, patterns=False)
         fillers = [self._is_filler(segment, chunk) for chunk in chunks]
         content = [chunk for chunk, filler in zip(chunks, fillers) if not filler]
         if not content:
