@@ -45,11 +45,50 @@ def test_shards_are_stable_disjoint_and_duplicates_meet(tmp_path):
     shards = [path.read_text().splitlines() for path in outputs]
     for k, shard in enumerate(shards):
         assert all(shard_of(s, 3) == k for s in shard)
-    assert shard_of("Hola.", 3) == shard_of("Hola.", 3)  # not Python's per-process salted hash
     # Each shard drops its own duplicates: every copy of a segment is in the same shard.
     deduplicated = [unique_lines(path) for path in outputs]
     assert sorted(s for unique, _ in deduplicated for s in unique) == ["Estoy cansado.", "Hola.", "Lo sé."]
     assert sum(dropped for _, dropped in deduplicated) == 2
+
+
+# blake2b with an 8-byte digest of each segment's UTF-8 bytes, pinned here as hex (computed once,
+# outside shard_of): the shard is that digest read as a little-endian integer, modulo the shard count.
+PINNED_DIGESTS = {
+    "Hola.": "b695cb03ec2efb6d",
+    "Estoy cansado.": "121dc0d5bccff89e",
+    "Lo sé.": "532ed53bd35143e7",
+    "¿Estás lista?": "477b1228b3e7c91a",
+    "": "e4a6a0577479b2b4",
+    "ñandú 🙂": "1620b5daab8c3e96",
+}
+
+
+@pytest.mark.parametrize("n_shards", [1, 2, 3, 7, 64])
+def test_shard_of_matches_pinned_digests(n_shards):
+    for segment, digest in PINNED_DIGESTS.items():
+        expected = int.from_bytes(bytes.fromhex(digest), "little") % n_shards
+        assert shard_of(segment, n_shards) == expected, (segment, n_shards)
+    # spelled out for 7 shards, so a change of formula shows as a changed literal too
+    assert [shard_of(s, 7) for s in PINNED_DIGESTS] == [5, 5, 5, 1, 5, 4]
+
+
+def test_shard_of_is_the_same_in_every_process():
+    """Python's str hash is salted per process: a shard_of built on it would differ between these runs."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from cdaflow.regender.corpus import shard_of; "
+            "print(json.dumps([shard_of(s, 64) for s in json.loads(sys.argv[1])]))")
+    segments = list(PINNED_DIGESTS) + [f"segmento {i}" for i in range(50)]
+    runs = []
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", code, json.dumps(segments)], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        runs.append(json.loads(out))
+    assert runs[0] == runs[1] == runs[2] == [shard_of(s, 64) for s in segments]
 
 
 def test_parallel_pairs_both_directions_balanced_and_test_free():

@@ -1,13 +1,25 @@
-"""Study B's rule engine on hand-tagged segments: each rule family, each neutral structure."""
+"""Study B's rule engine on hand-tagged segments: each rule family, each neutral structure, both sequence sets."""
 
 import pytest
 
-from cdaflow.regender.rules import RuleSet, Segment, match_case
+from cdaflow.regender.rules import SEQUENCE_SETS, RuleSet, Segment, _pattern_regex, match_case
 
 
 @pytest.fixture(scope="module")
 def rules() -> RuleSet:
+    """The paper's sequences and rules alone (config/paper.yaml)."""
+    return RuleSet.load(sequences="paper")
+
+
+@pytest.fixture(scope="module")
+def extended() -> RuleSet:
+    """The default: the paper's sequences and the project's extension."""
     return RuleSet.load()
+
+
+@pytest.fixture(scope="module", params=SEQUENCE_SETS)
+def either(request) -> RuleSet:
+    return RuleSet.load(sequences=request.param)
 
 
 def seg(text: str, tags: str) -> Segment:
@@ -54,18 +66,66 @@ def seg(text: str, tags: str) -> Segment:
         ("Mándamelo.", "VCL-FS", "Mándamela."),
         ("Tráemelas.", "VCL-FS", "Tráemelos."),
         ("Voy a comprarla.", "Vfin-PREP-Vinf-FS", "Voy a comprarlo."),  # footnote: a Vinf ending in -la
-        # project rows: DM + ADJ, and a modal backing off to a finite verb
-        ("Este es bueno.", "DM-Vfin-ADJ-FS", "Esta es buena."),
-        ("No quiero ese.", "NEG-VMfin-DM-FS", "No quiero esa."),
+        # a modal backing off to a finite verb
+        ("No quiero ese.", "NEG-Vfin-DM-FS", "No quiero esa."),
         # no final punctuation
         ("está adjunto", "Vfin-ADJ", "está adjunta"),
+        # lista is listo's feminine, not an -ista adjective; participles with a stressed í
+        ("¿Estás lista?", "FS-Vfin-ADJ-FS", "¿Estás listo?"),
+        ("Estaba distraído.", "Vfin-Vadj-FS", "Estaba distraída."),
     ],
 )
-def test_regenderable(rules, text, tags, variant):
-    decision = rules.decide(seg(text, tags))
+def test_regenderable(either, text, tags, variant):
+    decision = either.decide(seg(text, tags))
     assert decision.label == "G", decision
     assert decision.variant == variant
     assert all(c.old != c.new for c in decision.changes)
+
+
+@pytest.mark.parametrize(
+    ("text", "tags", "variant"),
+    [
+        # the extension's exact rows
+        ("Este es bueno.", "DM-Vfin-ADJ-FS", "Esta es buena."),
+        ("No estoy convencido.", "NEG-Vfin-Vadj-FS", "No estoy convencida."),
+        # patterns: a linking verb, adverbs and clitics around, a complement, coordination
+        ("¿Ya te sientes mejor y más tranquila?", "FS-ADV-PPX-Vfin-ADJ-CC-ADV-ADJ-FS",
+         "¿Ya te sientes mejor y más tranquilo?"),
+        ("Estoy harta de esperar.", "Vfin-ADJ-PREP-Vinf-FS", "Estoy harto de esperar."),
+        ("Hoy estoy un poco rara.", "ADV-Vfin-ART-ADV-ADJ-FS", "Hoy estoy un poco raro."),
+        ("Estamos muertos de hambre.", "Vfin-Vadj-PREP-NC-FS", "Estamos muertas de hambre."),
+        # the participle of haber keeps its form, the predicate changes
+        ("Me he quedado dormida.", "PPX-VHfin-Vadj-Vadj-FS", "Me he quedado dormido."),
+        # isolation, with a complement, in an exclamation
+        ("¡Bienvenidos a casa!", "FS-Vadj-PREP-NC-FS", "¡Bienvenidas a casa!"),
+        ("¡Qué guapa estás!", "FS-INT-ADJ-Vfin-FS", "¡Qué guapo estás!"),
+        # articles and possessives without their noun
+        ("Eres la mejor.", "Vfin-ART-ADJ-FS", "Eres el mejor."),
+        ("Esa es la mía.", "DM-Vfin-ART-PPO-FS", "Ese es el mío."),
+        # clitics in a perfect: only the clitic changes
+        ("¿La has visto?", "FS-PPC-VHfin-Vadj-FS", "¿Lo has visto?"),
+        ("Te lo mando ahora.", "PPX-PPC-Vfin-ADV-FS", "Te la mando ahora."),
+        # groups (README rule 3)
+        ("Gracias a todos.", "ITJN-PREP-QU-FS", "Gracias a todas."),
+        ("¿Vienes con nosotros?", "FS-Vfin-PREP-PPX-FS", "¿Vienes con nosotras?"),
+        ("Vamos todos juntos.", "Vfin-QU-ADJ-FS", "Vamos todas juntas."),
+        ("Nosotros estamos listos.", "PPX-Vfin-ADJ-FS", "Nosotras estamos listas."),
+        # filler chunks set aside; several chunks decided one by one
+        ("Gracias, estoy encantado.", "ITJN-CM-Vfin-Vadj-FS", "Gracias, estoy encantada."),
+        ("Bueno, vale, estoy lista.", "ADJ-CM-Vfin-CM-Vfin-ADJ-FS", "Bueno, vale, estoy listo."),
+        ("Hola. ¿Estás ocupada?", "ITJN-FS-FS-Vfin-Vadj-FS", "Hola. ¿Estás ocupado?"),
+        ("ya estoy lista jaja", "ADV-Vfin-ADJ-ITJN", "ya estoy listo jaja"),
+        ("Tranquilo, no pasa nada.", "ADJ-CM-NEG-Vfin-QU-FS", "Tranquila, no pasa nada."),
+        ("Lo siento, estaba ocupada.", "PPC-Vfin-CM-Vfin-Vadj-FS", "Lo siento, estaba ocupado."),
+        # a clitic without gender on the verb does not hide the rest
+        ("Encantada de conocerte.", "Vadj-PREP-VCL-FS", "Encantado de conocerte."),
+    ],
+)
+def test_regenderable_extended(extended, rules, text, tags, variant):
+    decision = extended.decide(seg(text, tags))
+    assert decision.label == "G", decision
+    assert decision.variant == variant
+    assert rules.decide(seg(text, tags)).variant != variant  # the paper's sequences alone do not
 
 
 @pytest.mark.parametrize(
@@ -75,7 +135,6 @@ def test_regenderable(rules, text, tags, variant):
         ("No lo sé.", "NEG-PPC-Vfin-FS", "no gendered PPC"),
         ("Le digo.", "PPC-Vfin-FS", "no gendered PPC"),  # le is neutral
         ("¿Qué es esto?", "FS-INT-Vfin-DM-FS", "neutral demonstrative"),
-        ("Eso es bueno.", "DM-Vfin-ADJ-FS", "neutral demonstrative"),  # §3.1
         ("Es genial.", "Vfin-ADJ-FS", "no gendered ADJ"),  # -al
         ("Es interesante.", "Vfin-ADJ-FS", "no gendered ADJ"),  # -nte
         ("Es probable.", "Vfin-ADJ-FS", "no gendered ADJ"),  # -ble
@@ -92,19 +151,68 @@ def test_regenderable(rules, text, tags, variant):
         ("Presupuestos adjuntos.", "NC-ADJ-FS", "neutral ADJ sequence"),
     ],
 )
-def test_neutral(rules, text, tags, reason):
-    decision = rules.decide(seg(text, tags))
+def test_neutral(either, text, tags, reason):
+    decision = either.decide(seg(text, tags))
     assert decision.label == "N" and reason in decision.reason
     assert decision.variant == text and not decision.changes
 
 
-def test_uncovered_and_too_long(rules):
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("Eso es bueno.", "DM-Vfin-ADJ-FS"),  # §3.1
+        ("Claro.", "ADJ-FS"),  # a discourse marker
+        ("Está claro.", "Vfin-ADJ-FS"),
+        ("Bueno, vale.", "ADJ-CM-Vfin-FS"),
+        ("Es lo mismo.", "Vfin-ART-ADJ-FS"),  # neuter lo
+        ("Eso es todo.", "DM-Vfin-QU-FS"),
+        ("Gracias por todo.", "ITJN-PREP-QU-FS"),  # todo is no group
+        ("Tengo que pensarlo.", "Vfin-CQUE-VCL-FS"),  # lo stands for a clause
+        ("Dímelo.", "VCL-FS"),
+        ("Lo he dicho.", "PPC-VHfin-Vadj-FS"),
+        ("Me siento fatal.", "PPX-Vfin-ADJ-FS"),
+        ("Nos vemos mañana.", "PPX-Vfin-ADV-FS"),  # nothing can change
+        ("Gracias, muy amable.", "ITJN-CM-ADV-ADJ-FS"),
+    ],
+)
+def test_neutral_extended(extended, text, tags):
+    decision = extended.decide(seg(text, tags))
+    # neutral, or left to the rewriter (not covered): never changed
+    assert decision.label in ("N", None) and not decision.changes, decision
+    assert decision.variant in (text, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("Ella está cansada.", "PPX-Vfin-Vadj-FS"),  # a third-person pronoun names the referent
+        ("Chicos, ¿estáis listos?", "NC-CM-FS-Vfin-ADJ-FS"),  # so does a vocative
+        ("Mi madre está contenta.", "PPO-NC-Vfin-ADJ-FS"),
+        ("La sopa, está buenísima.", "ART-NC-CM-Vfin-ADJ-FS"),  # a noun in another chunk
+        ("Ha sido un día largo, estoy reventada.", "VHfin-Vadj-ART-NC-ADJ-CM-Vfin-Vadj-FS"),
+        ("Hola chicas, ¿cómo estáis?", "ITJN-ADJ-CM-FS-INT-Vfin-FS"),  # only whole chunks are fillers
+    ],
+)
+def test_referent_in_the_segment_is_left_alone(extended, text, tags):
+    decision = extended.decide(seg(text, tags))
+    assert decision.label != "G", decision
+
+
+def test_uncovered_and_too_long(rules, extended):
     assert rules.decide(seg("Esta es la adecuada.", "DM-Vfin-ART-Vadj-FS")).label is None
+    # paper Table 4(b) 8: the extension covers it
+    assert extended.decide(seg("Esta es la adecuada.", "DM-Vfin-ART-Vadj-FS")).variant == "Este es el adecuado."
     long = "uno dos tres cuatro cinco seis siete ocho nueve diez once"
-    decision = rules.decide(Segment(tuple(long.split()), ("NC",) * 11, long))
-    assert decision.label is None and "longer than 10" in decision.reason
+    for either in (rules, extended):
+        decision = either.decide(Segment(tuple(long.split()), ("NC",) * 11, long))
+        assert decision.label is None and "longer than 10" in decision.reason
     # haber + participle is never re-gendered, not even by a sequence that looks like Vfin-Vadj
     assert rules.decide(seg("He descansado.", "VHfin-Vadj-FS")).label is None
+
+
+def test_punctuation_only_and_empty_segments_are_not_covered(extended):
+    assert extended.decide(Segment(("...",), ("FS",), "...")).label is None
+    assert extended.decide(Segment((), (), "")).label is None
 
 
 def test_render_without_text_joins_tokens(rules):
@@ -118,29 +226,67 @@ def test_match_case(template, word, out):
 
 
 def test_bad_rule_files_name_file_line_and_field(tmp_path):
+    def load():
+        return RuleSet.load(tmp_path, sequences="paper")
+
     (tmp_path / "rules.yaml").write_text("clitics: {lo: la}\n")
     (tmp_path / "sequences.tsv").write_text("sequence\tlabel\tcategory\nPPC-Vfin-FS\tX\tPPC\n")
     with pytest.raises(ValueError, match=r"sequences.tsv:2: field label"):
-        RuleSet.load(tmp_path)
+        load()
     (tmp_path / "sequences.tsv").write_text("sequence\tlabel\tcategory\nPPC-Vfin-FS\tG\tNOUN\n")
     with pytest.raises(ValueError, match=r"sequences.tsv:2: field category"):
-        RuleSet.load(tmp_path)
+        load()
     (tmp_path / "sequences.tsv").write_text("sequence\tlabel\tcategory\nA-B\tG\tPPC\nA-B\tN\tPPC\n")
     with pytest.raises(ValueError, match="listed twice"):
+        load()
+    (tmp_path / "sequences.tsv").write_text("sequence\tlabel\tcategory\nFS*-ADJ-FS\tG\tADJ\n")
+    with pytest.raises(ValueError, match=r"sequences.tsv:2: field sequence: .*patterns belong in the extension"):
+        load()
+    (tmp_path / "sequences.tsv").write_text("sequence\tlabel\tcategory\nPPC-Vfin-FS\tG\tPPC\n")
+    with pytest.raises(FileNotFoundError, match="missing sequences_extension.tsv .*paper"):
         RuleSet.load(tmp_path)
+    (tmp_path / "rules_extension.yaml").write_text("fillers: [hola]\n")
+    (tmp_path / "sequences_extension.tsv").write_text("sequence\tlabel\tcategory\nFS*-(ADJ-FS\tG\tADJ\n")
+    with pytest.raises(ValueError, match=r"sequences_extension.tsv:2: field sequence: expected \)"):
+        RuleSet.load(tmp_path)
+    (tmp_path / "sequences_extension.tsv").write_text("sequence\tlabel\tcategory\n")
+    (tmp_path / "rules_extension.yaml").write_text("trailing_interjections: '(ja'\n")
+    with pytest.raises(ValueError, match=r"rules_extension.yaml: key trailing_interjections: bad regular"):
+        RuleSet.load(tmp_path)
+    with pytest.raises(ValueError, match="sequence set 'all' is not one of extended, paper"):
+        RuleSet.load(tmp_path, sequences="all")
     (tmp_path / "rules.yaml").write_text("clitics: [\n")
     (tmp_path / "sequences.tsv").write_text("sequence\tlabel\tcategory\n")
     with pytest.raises(ValueError, match="rules.yaml: not valid YAML"):
-        RuleSet.load(tmp_path)
+        load()
     with pytest.raises(FileNotFoundError, match="missing sequences.tsv"):
         RuleSet.load(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches", "misses"),
+    [
+        ("FS*-ADJ|Vadj-FS", ["ADJ-FS-", "FS-FS-Vadj-FS-"], ["NC-FS-", "ADJ-ADJ-FS-"]),
+        ("[CC-ADJ]-FS", ["FS-", "CC-ADJ-FS-"], ["CC-FS-"]),
+        ("(ADV|NEG)*-Vfin", ["Vfin-", "NEG-ADV-Vfin-"], ["Vfin-Vfin-"]),
+        ("Vfin|(VHfin-Vadj)-ADJ", ["Vfin-ADJ-", "VHfin-Vadj-ADJ-"], ["VHfin-ADJ-"]),
+        ("ADV?-ADJ", ["ADJ-", "ADV-ADJ-"], ["XADV-ADJ-"]),  # whole tags only
+    ],
+)
+def test_pattern_grammar(pattern, matches, misses):
+    import re
+
+    regex = re.compile(_pattern_regex(pattern))
+    assert all(regex.fullmatch(key) for key in matches), pattern
+    assert not any(regex.fullmatch(key) for key in misses), pattern
 
 
 # A word of each category that has a gender, to fill generic segments.
 GENDERED = {"PPC": "lo", "DM": "este", "Vadj": "cansado", "ADJ": "listo", "VCL": "verlo"}
 
 
-def test_every_listed_sequence_gives_its_label(rules):
+def test_every_listed_sequence_gives_its_label(either):
+    rules = either
     for sequence, (label, category) in rules.sequences.items():
         tags = tuple(sequence.split("-"))
         wanted = category.split(",")

@@ -11,7 +11,12 @@ REG = config["studies"]["regender"]
 REG_OUT = "results/regender/es"
 # Test sets: the OpenSubtitles test split the rules made, then the hand-checked ones.
 REG_TESTSETS = {"opensubs_test": f"{REG_OUT}/parallel/test.tsv", **REG["test_sets"]}
-REG_RULE_FILES = [f"{REG['rules']}/sequences.tsv", f"{REG['rules']}/rules.yaml"]
+# The sequence set (studies.regender.sequences): the paper's files, and the extension's for `extended`.
+REG_RULE_FILES = [f"{REG['rules']}/{name}" for name in (
+    ["sequences.tsv", "rules.yaml"]
+    + (["sequences_extension.tsv", "rules_extension.yaml"] if REG["sequences"] == "extended" else [])
+)]
+REG_TAGSET_FILES = [f"{REG['rules']}/tagset_map.tsv", f"{REG['rules']}/tag_corrections.yaml"]
 REG_TAGGED_TESTSETS = [f"{REG_OUT}/tag_testset/{testset}.jsonl" for testset in REG_TESTSETS]
 # Each system's output on every test set (regender_errors reads them in REG_TESTSETS' order).
 REG_SYSTEM_OUTPUTS = {
@@ -44,7 +49,7 @@ rule regender_tag:
     """Tag one shard's distinct segments with the corpus backend, mapped onto the paper's tagset."""
     input:
         segments=f"{REG_OUT}/candidates/shard{{shard}}.txt",
-        tagset=f"{REG['rules']}/tagset_map.tsv",
+        tagset=REG_TAGSET_FILES,
     output:
         f"{REG_OUT}/tag/shard{{shard}}.jsonl",
     log:
@@ -68,7 +73,7 @@ rule regender_tag_testset:
     """Tag one hand-checked test set (structured, unstructured) the same way."""
     input:
         segments=lambda wc: REG_TESTSETS[wc.testset],
-        tagset=f"{REG['rules']}/tagset_map.tsv",
+        tagset=REG_TAGSET_FILES,
     output:
         f"{REG_OUT}/tag_testset/{{testset}}.jsonl",
     log:
@@ -96,6 +101,8 @@ rule regender_rules:
         f"{REG_OUT}/rules/shard{{shard}}.tsv",
     log:
         "logs/regender/rules/shard{shard}.log",
+    params:
+        sequences=REG["sequences"],
     conda:
         f"{ENVS}/base.yaml"
     script:
@@ -160,6 +167,8 @@ rule regender_rules_output:
         f"{REG_OUT}/rules_output/{{testset}}.txt",
     log:
         "logs/regender/rules_output/{testset}.log",
+    params:
+        sequences=REG["sequences"],
     conda:
         f"{ENVS}/base.yaml"
     script:

@@ -35,6 +35,11 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="nmt: a rewriter folder (results/regender/es/rewriter/nmt) holding model/ and ../bpe.model; "
              "rules: a rules folder (default resources/regender/es)",
     )
+    parser.add_argument(
+        "--sequences", choices=("extended", "paper"), default="extended",
+        help="rules: the paper's POS sequences alone, or with the project's extension for everyday chat "
+             "(default: extended; resources/regender/es/README.md)",
+    )
     parser.add_argument("--input", type=Path, help="one segment a line (default: standard input)")
     parser.add_argument("--backend", choices=sorted(set(BACKENDS) - {"gold"}), default="spacy")
     parser.add_argument("--tag", choices=("N", "G"), help="nmt with a tagged model (nmt_t): the tag to add")
@@ -75,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         from cdaflow.text.parsing import get_parser
 
         folder = args.model or DEFAULT_RULES_DIR
-        rules, tagmap = RuleSet.load(folder), TagMap.load(Path(folder) / "tagset_map.tsv")
+        rules, tagmap = RuleSet.load(folder, args.sequences), TagMap.load(Path(folder) / "tagset_map.tsv")
         parser = get_parser(args.backend, args.lang, processes=args.processes)
         # Streamed: the tee holds only the segments the parser has read ahead of its output.
         texts, to_tag = itertools.tee(segments)

@@ -16,13 +16,25 @@ adjective such as *genial*, the neutral demonstrative *esto*, *lo* in *Lo siento
 segment is neutral after all. Only the changed words are replaced in the original text, so case,
 accents, spacing and punctuation are kept.
 
-Lookup is one dict access per segment on the joined tag string, so matching streams at well
-over 100,000 tagged segments/s per core (``benchmarks/regender_rules.py``).
+Two sequence sets (``sequences=`` of :meth:`RuleSet.load`, config key
+``studies.regender.sequences``, ``cdaflow regender --sequences``): ``paper`` is the appendix alone
+(``sequences.tsv``, ``rules.yaml``); ``extended`` (the default) adds the project's
+``sequences_extension.tsv`` and ``rules_extension.yaml``: patterns for the paper's §3.1 contexts in
+general, chunks of interjections and greetings set aside (*Gracias, estoy encantado*), segments of
+several chunks decided chunk by chunk, and articles, possessives, group quantifiers and pronouns
+without their noun (*Eres la mejor*, *Gracias a todos*).
+
+Lookup is one dict access per segment on the joined tag string (the extension's patterns are one
+compiled regular expression, its answers cached per tag string), so matching streams at tens of
+thousands of tagged segments/s per core (``benchmarks/regender_rules.py``).
 """
 
 from __future__ import annotations
 
 import csv
+import functools
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +44,17 @@ import yaml
 from cdaflow.regender.tagset import RESOURCES
 from cdaflow.text.case import match_case
 
-__all__ = ["DEFAULT_RULES_DIR", "Change", "Decision", "RuleSet", "Segment", "match_case"]
+__all__ = ["DEFAULT_RULES_DIR", "SEQUENCE_SETS", "Change", "Decision", "RuleSet", "Segment", "match_case"]
 
 DEFAULT_RULES_DIR = RESOURCES / "es"
-CATEGORIES = ("PPC", "DM", "Vadj", "ADJ", "VCL")
+# The paper's word classes, then the extension's (articles, possessives, quantifiers, pronouns).
+CATEGORIES = ("PPC", "DM", "Vadj", "ADJ", "VCL", "ART", "PPO", "QU", "PPX")
 FINAL = "FS"
+SEQUENCE_SETS = ("extended", "paper")
+EXTENSION_FILES = ("sequences_extension.tsv", "rules_extension.yaml")
+CLITIC_ENDINGS = ("lo", "la", "los", "las")
+PATTERN_SIGNS = frozenset("[]()|*?+")
+HABER = ("VHfin", "VHinf", "VHger")
 
 
 @dataclass(frozen=True)
@@ -109,12 +127,143 @@ def _by_length(mapping: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(((str(k).lower(), str(v).lower()) for k, v in mapping.items()), key=lambda kv: -len(kv[0])))
 
 
+def _strip_accents(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+def _pattern_regex(pattern: str) -> str:
+    """A sequence pattern (``FS*-(ADV|NEG)*-ADJ|Vadj-[CC-ADJ]-FS``) as a regex over ``TAG-TAG-...-``.
+
+    Grammar: seq = item ("-" item)*; item = unit ("|" unit)*; unit = primary [*?+];
+    primary = TAG | "(" seq ")" | "[" seq "]" (optional). Raises ValueError on a malformed pattern.
+    """
+    tokens = re.findall(r"[A-Za-z]+|[-|()\[\]*?+]|\S", pattern)
+    position = 0
+
+    def peek() -> str | None:
+        return tokens[position] if position < len(tokens) else None
+
+    def take(expected: str | None = None) -> str:
+        nonlocal position
+        token = peek()
+        if token is None or (expected is not None and token != expected):
+            raise ValueError(f"expected {expected or 'a tag'} at {' '.join(tokens[:position])} <here>")
+        position += 1
+        return token
+
+    def seq() -> str:
+        parts = [item()]
+        while peek() == "-":
+            take("-")
+            parts.append(item())
+        return "".join(parts)
+
+    def item() -> str:
+        units = [unit()]
+        while peek() == "|":
+            take("|")
+            units.append(unit())
+        return units[0] if len(units) == 1 else "(?:" + "|".join(units) + ")"
+
+    def unit() -> str:
+        token = take()
+        if token == "(":
+            body = "(?:" + seq() + ")"
+            take(")")
+        elif token == "[":
+            body = "(?:" + seq() + ")?"
+            take("]")
+        elif token.isalpha():
+            body = token + "-"
+        else:
+            raise ValueError(f"unexpected {token!r} at {' '.join(tokens[:position])} <here>")
+        if peek() in ("*", "?", "+"):
+            body = "(?:" + body + ")" + take()
+        return body
+
+    regex = seq()
+    if peek() is not None:
+        raise ValueError(f"unexpected {peek()!r} at {' '.join(tokens[:position])} <here>")
+    return regex
+
+
+def _read_sequences(
+    path: Path, patterns_allowed: bool
+) -> tuple[dict[str, tuple[str, str]], list[tuple[str, str, str]]]:
+    """Exact sequences {sequence: (label, category)} and patterns [(regex, label, category)] of one file."""
+    sequences: dict[str, tuple[str, str]] = {}
+    patterns: list[tuple[str, str, str]] = []
+    with open(path, encoding="utf-8") as handle:
+        lines = [(n, line) for n, line in enumerate(handle, start=1) if line.strip() and not line.startswith("#")]
+    reader = csv.reader((line for _, line in lines), delimiter="\t")
+    header = next(reader, None)
+    if header is None or header[:3] != ["sequence", "label", "category"]:
+        raise ValueError(f"{path}:{lines[0][0] if lines else 1}: header must start sequence, label, category")
+    for (number, _), row in zip(lines[1:], reader, strict=True):
+        if len(row) < 3:
+            raise ValueError(f"{path}:{number}: expected sequence, label, category")
+        sequence, label, category = row[0].strip(), row[1].strip(), row[2].strip()
+        if label not in ("G", "N"):
+            raise ValueError(f"{path}:{number}: field label: {label!r} is not G or N")
+        if not category or any(c not in CATEGORIES for c in category.split(",")):
+            raise ValueError(
+                f"{path}:{number}: field category: {category!r} is not one of {CATEGORIES} "
+                "(or several joined by commas)"
+            )
+        if not sequence or " " in sequence:
+            raise ValueError(f"{path}:{number}: field sequence: {sequence!r} is not TAG-TAG-...")
+        if PATTERN_SIGNS & set(sequence):
+            if not patterns_allowed:
+                raise ValueError(f"{path}:{number}: field sequence: {sequence!r}: patterns belong in the extension, "
+                                 "the paper's sequences are exact")
+            try:
+                patterns.append((_pattern_regex(sequence), label, category))
+            except ValueError as exc:
+                raise ValueError(f"{path}:{number}: field sequence: {exc}") from None
+            continue
+        if sequence in sequences and sequences[sequence] != (label, category):
+            raise ValueError(f"{path}:{number}: sequence {sequence} listed twice with different labels")
+        sequences[sequence] = (label, category)
+    return sequences, patterns
+
+
+def _merge_rules(base: Mapping[str, object], extra: Mapping[str, object]) -> dict[str, object]:
+    """`base` with `extra` on top: lists joined, mappings merged, anything else replaced."""
+    merged = dict(base)
+    for key, value in extra.items():
+        old = merged.get(key)
+        if isinstance(old, list) and isinstance(value, list):
+            merged[key] = [*old, *value]
+        elif isinstance(old, dict) and isinstance(value, dict):
+            merged[key] = {**old, **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_rules(path: Path) -> dict[str, object]:
+    try:
+        rules = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(rules, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    return rules
+
+
 class RuleSet:
     """Sequences and rewriting rules of one language, read from a rules folder."""
 
-    def __init__(self, sequences: Mapping[str, tuple[str, str]], rules: Mapping[str, object], source: str) -> None:
+    def __init__(self, sequences: Mapping[str, tuple[str, str]], rules: Mapping[str, object], source: str,
+                 patterns: Sequence[tuple[str, str, str]] = (), sequence_set: str = "paper") -> None:
         self.sequences = dict(sequences)
         self.source = source
+        self.sequence_set = sequence_set
+        self.extended = sequence_set == "extended"
+        self.patterns = tuple(patterns)
+        # One regex, one named group per pattern: the first pattern that matches wins.
+        self._pattern_regex = re.compile("|".join(f"(?P<p{i}>{regex})" for i, (regex, _, _) in enumerate(patterns)))
+        self._match_cached = functools.lru_cache(maxsize=65_536)(self._match)
         r = rules
 
         def words(key: str) -> frozenset[str]:
@@ -127,53 +276,58 @@ class RuleSet:
         self.adjective_suffixes = _by_length(r.get("adjective_suffixes") or {})
         self.neutral_adjective_endings = tuple(sorted(words("neutral_adjective_endings"), key=len, reverse=True))
         self.neutral_adjectives = words("neutral_adjectives")
+        self.gendered_adjectives = words("gendered_adjectives")
         self.enclitic_suffixes = _by_length(r.get("enclitic_suffixes") or {})
         self.neutral_enclitic_verbs = words("neutral_enclitic_verbs")
         self.neutral_clitic_verbs = words("neutral_clitic_verbs")
         self.max_words = int(r.get("max_words", 10))
+        # The extension's words (empty with the paper's rules alone).
+        self.word_maps = {
+            category: {str(k).lower(): str(v).lower() for k, v in (r.get(key) or {}).items()}
+            for category, key in (("ART", "articles"), ("PPO", "possessives"), ("QU", "quantifiers"),
+                                  ("PPX", "pronouns"))
+        }
+        self.neutral_articles = words("neutral_articles")
+        self.neutral_enclitic_bases = frozenset(_strip_accents(w) for w in words("neutral_enclitic_bases"))
+        self.referent_pronouns = words("referent_pronouns")
+        self.fillers = frozenset(" ".join(str(f).lower().split()) for f in r.get("fillers", []) or [])
+        self._filler_words = max((len(f.split()) for f in self.fillers), default=0)
+        self.trailing_interjections = re.compile(str(r.get("trailing_interjections") or "(?!)"))
 
     @classmethod
-    def load(cls, folder: str | Path = DEFAULT_RULES_DIR) -> RuleSet:
-        """``sequences.tsv`` and ``rules.yaml`` of `folder`; errors name the file, line and field."""
+    def load(cls, folder: str | Path = DEFAULT_RULES_DIR, sequences: str = "extended") -> RuleSet:
+        """The rules of `folder`: ``sequences.tsv`` and ``rules.yaml``, and for ``sequences="extended"``
+        also ``sequences_extension.tsv`` and ``rules_extension.yaml``; errors name the file, line and field."""
+        if sequences not in SEQUENCE_SETS:
+            raise ValueError(f"sequence set {sequences!r} is not one of {', '.join(SEQUENCE_SETS)}")
         folder = Path(folder)
-        seq_path, rules_path = folder / "sequences.tsv", folder / "rules.yaml"
-        for path in (seq_path, rules_path):
-            if not path.is_file():
-                raise FileNotFoundError(f"rules folder {folder}: missing {path.name}")
-        sequences: dict[str, tuple[str, str]] = {}
-        with open(seq_path, encoding="utf-8") as handle:
-            lines = [(n, line) for n, line in enumerate(handle, start=1) if line.strip() and not line.startswith("#")]
-        reader = csv.reader((line for _, line in lines), delimiter="\t")
-        header = next(reader, None)
-        if header is None or header[:3] != ["sequence", "label", "category"]:
-            raise ValueError(f"{seq_path}:{lines[0][0] if lines else 1}: header must start sequence, label, category")
-        for (number, _), row in zip(lines[1:], reader, strict=True):
-            if len(row) < 3:
-                raise ValueError(f"{seq_path}:{number}: expected sequence, label, category")
-            sequence, label, category = row[0].strip(), row[1].strip(), row[2].strip()
-            if label not in ("G", "N"):
-                raise ValueError(f"{seq_path}:{number}: field label: {label!r} is not G or N")
-            if not category or any(c not in CATEGORIES for c in category.split(",")):
-                raise ValueError(
-                    f"{seq_path}:{number}: field category: {category!r} is not one of {CATEGORIES} "
-                    "(or several joined by commas)"
-                )
-            if not sequence or " " in sequence:
-                raise ValueError(f"{seq_path}:{number}: field sequence: {sequence!r} is not TAG-TAG-...")
-            if sequence in sequences and sequences[sequence] != (label, category):
-                raise ValueError(f"{seq_path}:{number}: sequence {sequence} listed twice with different labels")
-            sequences[sequence] = (label, category)
-        try:
-            rules = yaml.safe_load(rules_path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{rules_path}: not valid YAML ({exc})") from None
-        if not isinstance(rules, dict):
-            raise ValueError(f"{rules_path}: expected a mapping at the top level")
-        return cls(sequences, rules, str(folder))
+        needed = ["sequences.tsv", "rules.yaml"] + (list(EXTENSION_FILES) if sequences == "extended" else [])
+        for name in needed:
+            if not (folder / name).is_file():
+                hint = " (the extended sequences need it; or use the paper's: --sequences paper)"
+                hint = hint if name in EXTENSION_FILES else ""
+                raise FileNotFoundError(f"rules folder {folder}: missing {name}{hint}")
+        exact, _ = _read_sequences(folder / "sequences.tsv", patterns_allowed=False)
+        rules = _read_rules(folder / "rules.yaml")
+        patterns: list[tuple[str, str, str]] = []
+        if sequences == "extended":
+            extra, patterns = _read_sequences(folder / EXTENSION_FILES[0], patterns_allowed=True)
+            exact = {**extra, **exact}  # a sequence of the paper keeps the paper's label
+            extension = _read_rules(folder / EXTENSION_FILES[1])
+            try:
+                re.compile(str(extension.get("trailing_interjections") or ""))
+            except re.error as exc:
+                raise ValueError(f"{folder / EXTENSION_FILES[1]}: key trailing_interjections: "
+                                 f"bad regular expression ({exc})") from None
+            rules = _merge_rules(rules, extension)
+        return cls(exact, rules, str(folder), patterns, sequences)
 
     # -- word rules ----------------------------------------------------------------------------
     def flip_word(self, category: str, word: str, next_word: str | None = None) -> str | None:
-        """The other-gender form of `word` as a `category` word, or None when it has no gender."""
+        """The other-gender form of `word` as a `category` word, or None when it has no gender.
+
+        `next_word` is the verb after a clitic (lo in *Lo siento* stands for a general concept).
+        """
         lower = word.lower()
         if category == "PPC":
             if lower == "lo" and next_word is not None and next_word.lower() in self.neutral_clitic_verbs:
@@ -190,58 +344,214 @@ class RuleSet:
             long = _swap_suffix(word, [(old, new) for old, new in self.adjective_suffixes if len(old) > 2])
             if long is not None:
                 return long
-            if lower.endswith(self.neutral_adjective_endings):
+            if lower.endswith(self.neutral_adjective_endings) and lower not in self.gendered_adjectives:
                 return None
             return _swap_suffix(word, self.adjective_suffixes)
         elif category == "VCL":
-            if lower in self.neutral_enclitic_verbs:
+            if lower in self.neutral_enclitic_verbs or self._neutral_enclitic_base(lower):
                 return None
             return _swap_suffix(word, self.enclitic_suffixes)
+        elif category in self.word_maps:
+            new = self.word_maps[category].get(lower)
         else:
             raise ValueError(f"unknown category {category!r}")
         return None if new is None else match_case(word, new)
 
-    # -- segments ------------------------------------------------------------------------------
-    def _vcl_positions(self, segment: Segment) -> list[int]:
-        positions = []
-        for i, (token, tag) in enumerate(zip(segment.tokens, segment.tags)):
-            if tag == "VCL" or (tag == "Vinf" and token.lower().endswith(("lo", "la", "los", "las"))):
-                positions.append(i)
-        return positions
+    def _neutral_enclitic_base(self, lower: str) -> bool:
+        """The verb of a verb + clitics (dímelo -> di, pensarlo -> pensar) is one whose lo is neuter."""
+        if not self.neutral_enclitic_bases:
+            return False
+        base = lower
+        for ending in ("los", "las", "lo", "la"):
+            if base.endswith(ending):
+                base = base[: -len(ending)]
+                break
+        base = re.sub(r"(me|te|se|nos|os)+$", "", base) or base
+        return _strip_accents(base) in self.neutral_enclitic_bases
 
-    def decide(self, segment: Segment) -> Decision:
-        """Label, category and (for G) the variant of one segment."""
-        tags = segment.tags
-        key = "-".join(tags) if tags and tags[-1] == FINAL else "-".join((*tags, FINAL))
-        if segment.n_words > self.max_words:
-            return Decision(None, None, key, f"longer than {self.max_words} words")
-        vcl = self._vcl_positions(segment)
-        if vcl:
-            category, label = "VCL", "G"
-            positions = [(i, "VCL") for i in vcl]
-        elif key in self.sequences or (backoff := key.replace("VMfin", "Vfin")) in self.sequences:
-            # A modal is a finite verb to sequences that do not name it (Quiero este = Vfin-DM).
-            label, category = self.sequences[key if key in self.sequences else backoff]
-            wanted = category.split(",")
-            positions = [(i, t) for i, t in enumerate(tags) if t in wanted]
+    # -- segments ------------------------------------------------------------------------------
+    @staticmethod
+    def _is_vcl(token: str, tag: str) -> bool:
+        # Table 6's footnote: a clitic the tagger missed on an infinitive still ends it.
+        return tag == "VCL" or (tag == "Vinf" and token.lower().endswith(CLITIC_ENDINGS))
+
+    def _vcl_positions(self, segment: Segment) -> list[int]:
+        return [i for i, (token, tag) in enumerate(zip(segment.tokens, segment.tags)) if self._is_vcl(token, tag)]
+
+    def _match(self, key: str, patterns: bool) -> tuple[str, str] | None:
+        """(label, category) of a tag sequence: exact sequences first, then the extension's patterns."""
+        backoff = key.replace("VMfin", "Vfin")  # a modal is a finite verb to sequences that do not name it
+        for candidate in (key, backoff):
+            if candidate in self.sequences:
+                return self.sequences[candidate]
+        if patterns and self.patterns:
+            match = self._pattern_regex.fullmatch(key + "-")
+            if match is not None:
+                _, label, category = self.patterns[int(match.lastgroup[1:])]  # type: ignore[index]
+                return label, category
+        return None
+
+    @staticmethod
+    def _key(tags: Sequence[str]) -> str:
+        return "-".join(tags) if tags and tags[-1] == FINAL else "-".join((*tags, FINAL))
+
+    def _following_verb(self, segment: Segment, i: int) -> str | None:
+        """The word after position `i`, past an auxiliary haber (Lo he dicho -> dicho)."""
+        j = i + 1
+        if j < len(segment.tags) and segment.tags[j] in HABER:
+            j += 1
+        return segment.tokens[j] if j < len(segment.tokens) else None
+
+    def _decide_part(self, segment: Segment, indices: Sequence[int] | None, patterns: bool) -> Decision:
+        """The decision on the tokens at `indices` (a part of the segment; None: all of it)."""
+        if indices is None:
+            tags: Sequence[str] = segment.tags
+            indices = range(len(tags))
         else:
-            return Decision(None, None, key, "sequence not covered by the rules")
+            tags = [segment.tags[i] for i in indices]
+        key = self._key(tags)
+        vcl = [i for i, t in zip(indices, tags) if t == "VCL" or (t == "Vinf" and self._is_vcl(segment.tokens[i], t))]
+        neutral_vcl = False
+        if vcl and (not self.extended or any(self.flip_word("VCL", segment.tokens[i]) is not None for i in vcl)):
+            category, label = "VCL", "G"
+            positions = [(i, "VCL", None) for i in vcl]
+        else:
+            # Extension: a verb whose clitic has no gender (conocerte, pensarlo) is just a verb here.
+            neutral_vcl = bool(vcl)
+            found = self._match_cached(key, patterns)
+            if found is None:
+                if neutral_vcl:
+                    return Decision("N", "VCL", key, "no gendered VCL", segment.text, ())
+                return Decision(None, None, key, "sequence not covered by the rules")
+            label, category = found
+            if label == "N":
+                return Decision("N", category, key, f"neutral {category} sequence", segment.text, ())
+            wanted = category.split(",")
+            # (position, category, the tag before it in this part)
+            positions = [(i, t, tags[k - 1] if k else None) for k, (i, t) in enumerate(zip(indices, tags))
+                         if t in wanted]
         if label == "N":
             return Decision("N", category, key, f"neutral {category} sequence", segment.text, ())
-        if "DM" in category.split(",") and any(
-            t == "DM" and w.lower() in self.neutral_demonstratives for w, t in zip(segment.tokens, tags)
-        ):
-            # §3.1: nothing agrees with esto/eso/aquello ("Eso es bueno").
-            return Decision("N", category, key, "neutral demonstrative", segment.text, ())
+        for blocker, words, reason in (("DM", self.neutral_demonstratives, "neutral demonstrative"),
+                                       ("ART", self.neutral_articles, "neutral article")):
+            if blocker in category.split(",") and any(
+                segment.tags[i] == blocker and segment.tokens[i].lower() in words for i in indices
+            ):
+                # §3.1: nothing agrees with esto/eso/aquello ("Eso es bueno"), nor with neuter lo.
+                return Decision("N", category, key, reason, segment.text, ())
         changes = []
-        for i, word_category in positions:
-            following = segment.tokens[i + 1] if i + 1 < len(segment.tokens) else None
-            new = self.flip_word(word_category, segment.tokens[i], following)
+        for i, word_category, previous in positions:
+            if word_category == "Vadj" and previous in HABER:
+                continue  # §3.1: the participle of a perfect (he descansado) does not agree
+            new = self.flip_word(word_category, segment.tokens[i], self._following_verb(segment, i))
             if new is not None and new != segment.tokens[i]:
                 changes.append(Change(i, segment.tokens[i], new))
         if not changes:
             return Decision("N", category, key, f"no gendered {category} word", segment.text, ())
         return Decision("G", category, key, f"re-genderable {category}", self.render(segment, changes), tuple(changes))
+
+    def _chunks(self, segment: Segment) -> list[list[int]]:
+        """Token positions of each chunk: the runs between commas and sentence marks."""
+        chunks: list[list[int]] = [[]]
+        for i, tag in enumerate(segment.tags):
+            if tag in ("CM", FINAL):
+                if chunks[-1]:
+                    chunks.append([])
+            else:
+                chunks[-1].append(i)
+        return [chunk for chunk in chunks if chunk]
+
+    def _is_filler(self, segment: Segment, chunk: Sequence[int]) -> bool:
+        if all(segment.tags[i] in ("ITJN", "SYM") for i in chunk):
+            return True
+        return len(chunk) <= self._filler_words and " ".join(segment.tokens[i] for i in chunk).lower() in self.fillers
+
+    def _inert(self, segment: Segment, chunk: Sequence[int]) -> bool:
+        """No noun and no word that could change (Me voy a dormir, no pasa nada, igualmente)."""
+        for i in chunk:
+            tag = segment.tags[i]
+            if tag in ("NC", "NP"):
+                return False
+            category = "VCL" if self._is_vcl(segment.tokens[i], tag) else tag
+            if category in CATEGORIES and self.flip_word(category, segment.tokens[i],
+                                                         self._following_verb(segment, i)) is not None:
+                return False
+        return True
+
+    def _content(self, segment: Segment, chunks: list[list[int]], fillers: list[bool]) -> list[int]:
+        """Positions left once filler chunks (and their commas) and final interjections are set aside."""
+        dropped: set[int] = set()
+        tags = segment.tags
+        for chunk, filler in zip(chunks, fillers):
+            if not filler:
+                continue
+            dropped.update(chunk)
+            after, before = chunk[-1] + 1, chunk[0] - 1
+            if after < len(tags) and tags[after] == "CM":
+                dropped.add(after)
+            elif before >= 0 and tags[before] == "CM":
+                dropped.add(before)
+        kept = [i for i in range(len(tags)) if i not in dropped]
+        # interjections and symbols ending the segment (ya estoy lista jaja)
+        end = len(kept)
+        while end and tags[kept[end - 1]] == FINAL:
+            end -= 1
+        start_of_tail = end
+        while start_of_tail and (tags[kept[start_of_tail - 1]] == "SYM" or self.trailing_interjections.fullmatch(
+                segment.tokens[kept[start_of_tail - 1]].lower())):
+            start_of_tail -= 1
+        if start_of_tail < end and start_of_tail > 0:
+            kept = kept[:start_of_tail] + kept[end:]
+        # a closing mark left first by a dropped chunk (Hola. ¿Estás lista?)
+        while (kept and kept[0] - 1 in dropped and tags[kept[0]] == FINAL
+               and segment.tokens[kept[0]] not in ("¿", "¡")):
+            dropped.add(kept[0])
+            kept = kept[1:]
+        return kept
+
+    def _may_end_in_laughter(self, segment: Segment) -> bool:
+        """Whether the last word before the final marks could be set aside (jaja, gracias, a symbol)."""
+        i = len(segment.tags) - 1
+        while i >= 0 and segment.tags[i] == FINAL:
+            i -= 1
+        return i > 0 and (segment.tags[i] == "SYM" or self.trailing_interjections.fullmatch(
+            segment.tokens[i].lower()) is not None)
+
+    def decide(self, segment: Segment) -> Decision:
+        """Label, category and (for G) the variant of one segment."""
+        key = self._key(segment.tags)
+        if segment.n_words > self.max_words:
+            return Decision(None, None, key, f"longer than {self.max_words} words")
+        if not self.extended or any(t.lower() in self.referent_pronouns for t in segment.tokens):
+            return self._decide_part(segment, None, patterns=False)
+        chunks = self._chunks(segment)
+        if not chunks:  # punctuation only
+            return self._decide_part(segment, None, patterns=False)
+        fillers = [self._is_filler(segment, chunk) for chunk in chunks]
+        content = [chunk for chunk, filler in zip(chunks, fillers) if not filler]
+        if not content:
+            return Decision("N", None, key, "interjections and greetings only", segment.text, ())
+        dropping = len(content) < len(chunks) or self._may_end_in_laughter(segment)
+        decision = self._decide_part(segment, self._content(segment, chunks, fillers) if dropping else None,
+                                     patterns=True)
+        if decision.label is not None or len(content) == 1:
+            return decision
+        # Several chunks: each decided alone, when none names a noun (a referent) and none is left
+        # uncovered unless nothing in it can change (Tranquilo, no pasa nada).
+        parts = []
+        for chunk in content:
+            if any(segment.tags[i] in ("NC", "NP") for i in chunk):
+                return decision
+            part = self._decide_part(segment, chunk, patterns=True)
+            if part.label is None and not self._inert(segment, chunk):
+                return decision
+            parts.append(part)
+        changes = tuple(c for part in parts for c in part.changes)
+        categories = ",".join(dict.fromkeys(c for p in parts if p.label == "G" for c in (p.category or "").split(",")))
+        if not changes:
+            return Decision("N", categories or None, key, "no gendered word in any chunk", segment.text, ())
+        return Decision("G", categories, key, f"re-genderable {categories}, chunk by chunk",
+                        self.render(segment, changes), changes)
 
     @staticmethod
     def render(segment: Segment, changes: Iterable[Change]) -> str:

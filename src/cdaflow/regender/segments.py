@@ -48,7 +48,8 @@ def segment_from_sentence(sentence: Sentence, tagmap: TagMap, text: str | None =
                 surface.append((token["form"], [_word(w) for w in covered]))
             else:
                 surface.append((token["form"], [_word(token)]))
-    tags = tuple(tag_surface_tokens(tagmap, surface))
+    tags = tuple(tagmap.correct([form for form, _ in surface], tag_surface_tokens(tagmap, surface),
+                                [ws[0].feats if len(ws) == 1 else None for _, ws in surface]))
     gendered = any("Gender" in (w.feats or {}) and w.upos not in ("NOUN", "PROPN") for _, ws in surface for w in ws)
     parsed_text = sentence.metadata.get("text")
     if parsed_text is None:

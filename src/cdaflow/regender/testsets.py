@@ -2,7 +2,8 @@
 
 Columns: ``id``, ``label`` (G: a gender variant exists; N: neutral), ``segment``, ``variant`` (the
 correct other-gender segment; alternatives joined by `` || ``; for N the segment itself) and a free
-``note`` (the structured set also has ``structure``, the intended tag sequence). Lines starting
+``note`` (the structured set also has ``structure``, the intended tag sequence; the chat challenge
+``kind``, the construction). Lines starting
 with ``#`` are comments. ``resources/regender/es/README.md`` gives the labelling rules.
 
 Hand revisions (:func:`read_revisions`, :func:`apply_revisions`): the OpenSubtitles dev/test
@@ -49,6 +50,7 @@ class GoldSegment:
     variants: tuple[str, ...]
     note: str = ""
     structure: str = ""
+    kind: str = ""  # the construction a challenge line exercises (tests/regender/challenge/chat.tsv)
 
 
 def _numbered_lines(path: Path) -> list[tuple[int, str]]:
@@ -85,7 +87,8 @@ def read_test_set(path: str | Path) -> list[GoldSegment]:
             raise ValueError(f"{where}: field variant: a neutral segment's variant must be the segment itself")
         if label == "G" and (not variants or segment in variants):
             raise ValueError(f"{where}: field variant: a re-genderable segment needs a different variant")
-        out.append(GoldSegment(ident, label, segment, variants, row.get("note") or "", row.get("structure") or ""))
+        out.append(GoldSegment(ident, label, segment, variants, row.get("note") or "", row.get("structure") or "",
+                               (row.get("kind") or "").strip()))
     return out
 
 

@@ -10,7 +10,7 @@ from cdaflow.regender.rules import RuleSet, Segment
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
-    rules = RuleSet.load(Path(smk.input.rule_files[0]).parent)
+    rules = RuleSet.load(Path(smk.input.rule_files[0]).parent, sequences=smk.params.sequences)
     labels = Counter()
     with open(smk.input.segments, encoding="utf-8") as source, atomic_file(smk.output[0], "w", newline="") as handle:
         writer = csv.writer(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")

@@ -8,7 +8,7 @@ from cdaflow.regender.rules import RuleSet, Segment
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
-    rules = RuleSet.load(Path(smk.input.rule_files[0]).parent)
+    rules = RuleSet.load(Path(smk.input.rule_files[0]).parent, sequences=smk.params.sequences)
     changed = 0
     with open(smk.input.segments, encoding="utf-8") as source, atomic_file(smk.output[0], "w") as handle:
         for line in source:

@@ -16,7 +16,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = Path(smk.input.segments)
     backend = smk.params.backend
     parser = get_parser(backend, "es", **parser_options(smk.params.parsing, backend, "es", gpu=smk.resources.gpu))
-    tagmap = TagMap.load(smk.input.tagset)
+    tagmap = TagMap.load(smk.input.tagset[0])  # tag_corrections.yaml beside it is read too
     gold = read_test_set(source) if smk.rule == "regender_tag_testset" else None
     if gold is not None:
         texts = [row.segment for row in gold]
