@@ -365,8 +365,21 @@ def test_optional_wordnet_gazetteer_rule(tmp_path):
     assert [(r["masculine"], r["feminine"]) for r in rows][:2] == [("ingeniero", "ingeniera"), ("niño", "niña")]
 
 
+def scripts_with_future_import(folder: Path) -> list[str]:
+    """Rule scripts (every .py under `folder`, subfolders included) that import from __future__."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.py") if "from __future__" in p.read_text())
+
+
 def test_rule_scripts_have_no_future_import():
     # Snakemake prepends its own preamble to a rule's script: a `from __future__` import there is a
     # SyntaxError at run time that no unit test (runpy) would see.
-    offenders = [p.name for p in (ROOT / "workflow/scripts").glob("*.py") if "from __future__" in p.read_text()]
-    assert not offenders
+    scripts = ROOT / "workflow/scripts"
+    assert len(list(scripts.rglob("*.py"))) > 50  # the scripts live in one folder per study
+    assert scripts_with_future_import(scripts) == []
+
+
+def test_the_future_import_check_finds_a_script_in_a_study_folder(tmp_path):
+    (tmp_path / "morph_cda").mkdir()
+    (tmp_path / "morph_cda/evaluate.py").write_text("from __future__ import annotations\n")
+    (tmp_path / "top.py").write_text("import os\n")
+    assert scripts_with_future_import(tmp_path) == ["morph_cda/evaluate.py"]
