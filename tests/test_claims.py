@@ -215,8 +215,8 @@ def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, mo
     handlers, level = logging.root.handlers[:], logging.root.level
     smk = SimpleNamespace(
         input=SimpleNamespace(claims=str(claims), targets=[]),
-        output=SimpleNamespace(ledger=str(results / "claims.tsv")),
-        params=SimpleNamespace(scale="demo"),
+        output=SimpleNamespace(ledger=str(results / "claims.tsv"), signature=str(results / "signature.json")),
+        params=SimpleNamespace(scale="demo", config_sha256="0" * 64),
         log=[str(tmp_path / "logs" / "claims.log")],
         rule="claims",
         wildcards={},
@@ -233,6 +233,9 @@ def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, mo
         logging.root.handlers[:], _ = handlers, logging.root.setLevel(level)
     written = pd.read_csv(results / "claims.tsv", sep="\t", keep_default_na=False).set_index("id")
     assert written.at["X1", "verdict"] == HOLDS and written.at["X6", "verdict"] == NOT_COMPUTABLE
+    # Every row cites the run's signature, written beside the ledger.
+    assert written["signature"].str.startswith("cdaflow:0.1.0|scale:demo|config:000000000000|").all()
+    assert (results / "signature.json").is_file()
 
 
 def test_prefix_match_names_the_row_it_found(tmp_path):

@@ -3,6 +3,7 @@ every report() output and final target of the workflow."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
@@ -382,12 +383,17 @@ def test_results_readme_script_writes_the_readme(synthetic, tmp_path, restore_lo
     results, _ = synthetic
     claims = write(
         results / "claims.tsv",
-        "id\tstudy\tclaim\tpaper_value\tpaper_source\tours\ttest\tscale\tverdict\treason\ttables\n"
+        "id\tstudy\tclaim\tpaper_value\tpaper_source\tours\ttest\tscale\tverdict\treason\ttables\tsignature\n"
         "A6\tmorph_cda\tSpanish reinflection above 93 %\t97.78\tTable 1\t\tours > reference\tdemo\t"
-        "not computable here\tresults/x.tsv is missing\tx.tsv\n",
+        "not computable here\tresults/x.tsv is missing\tx.tsv\tcdaflow:0.1.0|scale:demo\n",
     )
+    from cdaflow.signature import run_signature, signature_string
+
+    signature = run_signature("demo", "1" * 64, project=tmp_path, logs=tmp_path / "logs")
+    (results / "signature.json").write_text(json.dumps(signature), encoding="utf-8")
     smk = SimpleNamespace(
-        input=SimpleNamespace(catalogue=str(tmp_path / "catalogue.yaml"), claims=str(claims)),
+        input=SimpleNamespace(catalogue=str(tmp_path / "catalogue.yaml"), claims=str(claims),
+                              signature=str(results / "signature.json")),
         output=SimpleNamespace(readme=str(results / "README.md")),
         params=SimpleNamespace(scale="demo", config_name="config.yaml", disabled_studies=[]),
         log=[str(tmp_path / "logs" / "results_readme.log")],
@@ -404,7 +410,9 @@ def test_results_readme_script_writes_the_readme(synthetic, tmp_path, restore_lo
         scale="demo",
         config_name="config.yaml",
         claims=pd.read_csv(claims, sep="\t", keep_default_na=False),
+        signature=signature_string(signature),
     )
+    assert "- Run signature (`signature.json`): `cdaflow:0.1.0|scale:demo|config:111111111111|" in written
     row = "| A6 | Spanish reinflection above 93 % | 97.78 |  | demo | not computable here: results/x.tsv is missing |"
     assert row in written
     assert not list(results.glob(".README.md.*"))  # the atomic writer's temporary file is gone

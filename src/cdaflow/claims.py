@@ -377,6 +377,10 @@ def render_section(table: pd.DataFrame, *, link: str = "claims.tsv") -> str:
         f"([`{link}`]({link}); claims, tolerances and the cells they read: `resources/claims.yaml`). "
         f"Verdicts are computed, never typed: {summary}. A claim checked at demo or validation scale "
         "says what these small runs show, not what the paper's full-scale run would.",
+    ]
+    if "signature" in table and len(table):
+        lines += ["", f"Checked on the run signed `{table['signature'].iloc[0]}`."]
+    lines += [
         "",
         "| id | claim | paper | ours | scale | verdict |",
         "|---|---|---|---|---|---|",

@@ -16,5 +16,7 @@ def rule_device(smk: Any) -> str:
     if hasattr(smk, "threads"):
         torch.set_num_threads(smk.threads)
     device = "cuda" if getattr(smk.resources, "gpu", 0) and torch.cuda.is_available() else "cpu"
-    logging.getLogger(f"cdaflow.rule.{getattr(smk, 'rule', 'script')}").info("device %s", device)
+    # results/signature.json gathers these lines from every log (cdaflow.signature.logged_devices).
+    name = f" ({torch.cuda.get_device_name()})" if device == "cuda" else ""
+    logging.getLogger(f"cdaflow.rule.{getattr(smk, 'rule', 'script')}").info("device %s%s", device, name)
     return device

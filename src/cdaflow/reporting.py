@@ -413,10 +413,12 @@ def render_readme(
     config_name: str,
     disabled_studies: Collection[str] = (),
     claims: pd.DataFrame | None = None,
+    signature: str | None = None,
 ) -> str:
     """Markdown of results/README.md for the files under `results_dir` (read, never written).
 
-    `claims`, the ledger of :mod:`cdaflow.claims`, becomes the README's first section.
+    `claims`, the ledger of :mod:`cdaflow.claims`, becomes the README's first section; `signature`
+    (:func:`cdaflow.signature.signature_string`) is printed under the scale.
 
     Per study: each catalogued file that exists (link relative to `results_dir`, title, the paper's
     table or figure, the scale its `scale` column records, "ours vs paper" for paired columns,
@@ -460,6 +462,8 @@ def render_readme(
         f"- Config: `{config_name}`",
         f"- Files listed: {present}; catalogued entries not produced: {missing}",
     ]
+    if signature:
+        header.insert(-2, f"- Run signature (`signature.json`): `{signature}`")
     if problems:
         for relative, problem in problems:
             log.warning("%s: %s", relative, problem)

@@ -2,7 +2,9 @@
 # number beside ours and the scale that produced it (`snakemake --report` gives the HTML report).
 # Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/reporting.py. The claims ledger
 # (results/claims.tsv, first section of the README): resources/claims.yaml with the papers' numbers in
-# resources/<study>/paper.yaml, src/cdaflow/claims.py.
+# resources/<study>/paper.yaml, src/cdaflow/claims.py. Both cite the run's signature
+# (results/signature.json: config hash, commit, package versions, devices; src/cdaflow/signature.py).
+from cdaflow.signature import config_hash
 
 
 rule claims:
@@ -13,10 +15,12 @@ rule claims:
         targets=all_targets(),
     output:
         ledger=study_report("results/claims.tsv", "common", "claims", category="claims"),
+        signature="results/signature.json",
     log:
         "logs/common/claims.log",
     params:
         scale=config["scale"],
+        config_sha256=config_hash(config),
     conda:
         f"{ENVS}/base.yaml"
     script:
@@ -28,6 +32,7 @@ rule results_readme:
     input:
         catalogue="workflow/report/catalogue.yaml",
         claims="results/claims.tsv",
+        signature="results/signature.json",
         targets=all_targets(),
     output:
         readme="results/README.md",

@@ -3,19 +3,21 @@
 Rule results_readme.
 """
 
+import json
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import read_tsv
 from cdaflow.reporting import load_catalogue, render_readme
 from cdaflow.runtime import rule_context
+from cdaflow.signature import signature_string
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     catalogue = load_catalogue(smk.input.catalogue)
     readme = Path(smk.output.readme)
     # Links in the README are relative to the folder it lands in (results/).
-    claims = read_tsv(smk.input.claims, text_columns=("ours", "reason", "paper_value", "scale"))
+    claims = read_tsv(smk.input.claims, text_columns=("ours", "reason", "paper_value", "scale", "signature"))
     text = render_readme(
         readme.parent,
         catalogue,
@@ -23,6 +25,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         config_name=p.config_name,
         disabled_studies=p.disabled_studies,
         claims=claims,
+        signature=signature_string(json.loads(Path(smk.input.signature).read_text(encoding="utf-8"))),
     )
     with atomic_file(readme) as handle:
         handle.write(text)
