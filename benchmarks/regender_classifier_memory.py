@@ -36,8 +36,9 @@ started = time.perf_counter()
 model = build_classifier(**settings, seed=0)
 model.fit(frame(texts, gendered), labels)
 features = model.named_steps["svm"].coef_.shape[1]
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": time.perf_counter() - started, "peak_mb": peak_mb, "features": features}}))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"seconds": time.perf_counter() - started, "cpu_s": usage.ru_utime + usage.ru_stime,
+                  "peak_mb": usage.ru_maxrss / 1024, "features": features}}))
 """
 
 
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings = {"max_word_features": None} if args.uncapped else {}
     code = CHILD.format(here=str(Path(__file__).resolve().parent))
-    print("segments\tpeak_mb\tseconds\tfeatures\tsettings")
+    print("segments\tpeak_mb\tseconds\tcpu_s\tfeatures\tsettings")
     rows = []
     for n in args.segments:
         started = time.perf_counter()
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         row = json.loads(result.stdout.strip().splitlines()[-1])
         rows.append((n, row["peak_mb"]))
-        print(f"{n}\t{row['peak_mb']:.0f}\t{row['seconds']:.1f}\t{row['features']}\t{settings or 'config'}")
+        print(f"{n}\t{row['peak_mb']:.0f}\t{row['seconds']:.1f}\t{row['cpu_s']:.1f}\t{row['features']}\t"
+              f"{settings or 'config'}")
     if len(rows) >= 2:
         (n0, m0), (n1, m1) = rows[0], rows[-1]
         slope = (m1 - m0) / (n1 - n0)

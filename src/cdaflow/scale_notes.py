@@ -203,7 +203,8 @@ def measured_items(results: str | Path) -> dict[str, float]:
     Read from: ``common/parsing_summary.tsv`` (treebank and corpus sentences),
     ``morph_cda/*/prepare/summary.tsv`` (train sentences), ``regender/es/candidates/counts.tsv``
     (candidate lines) and ``regender/es/parallel_stats.tsv`` (train segments),
-    ``sentence_bias/snli/*.jsonl`` (pairs), ``gap_subjective/wnc_stats.tsv`` (pairs) and
+    ``sentence_bias/snli/*.jsonl`` (pairs), ``sentence_bias/vectors/vocab.txt`` (GloVe words converted),
+    ``gap_subjective/wnc_stats.tsv`` (pairs) and
     ``gap_subjective/sentences/gap-*.tsv`` (examples). A missing output leaves its key out.
     """
     results = Path(results)
@@ -233,6 +234,9 @@ def measured_items(results: str | Path) -> dict[str, float]:
     wnc = results / "gap_subjective" / "wnc_stats.tsv"
     if wnc.is_file():
         items["wnc_pairs"] = float(pd.read_csv(wnc, sep="\t")["pairs"].sum())
+    vocab = results / "sentence_bias" / "vectors" / "vocab.txt"  # a GloVe text file converted here
+    if vocab.is_file():
+        items["glove_words"] = float(_count_lines(vocab))
     gap = sorted((results / "gap_subjective" / "sentences").glob("gap-*.tsv"))
     if gap:
         items["gap_examples"] = float(sum(_count_lines(path) - 1 for path in gap))  # minus the header
