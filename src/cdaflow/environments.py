@@ -335,7 +335,8 @@ def env_modules(env: Environment, rules: list[RuleScript], root: Path = ROOT) ->
         modules |= reached
         for module in reached:
             names = imported_modules(module_file(module, root / "src"), module)
-            modules |= {n for n in names if n.split(".")[0] not in sys.stdlib_module_names | {PACKAGE}}
+            # snakemake comes with the script preamble (the driver's sys.path), as in a real run
+            modules |= {n for n in names if n.split(".")[0] not in sys.stdlib_module_names | NOT_DISTRIBUTIONS}
     return sorted(modules)
 
 
