@@ -102,7 +102,7 @@ def test_unknown_parameterization_and_language(spanish):
     inventory = inventory_of(spanish)
     with pytest.raises(ValueError, match="unknown parameterization"):
         AgreementMRF(inventory, "cubic", "es")
-    with pytest.raises(ValueError, match="no hard-coded baseline"):
+    with pytest.raises(ValueError, match="no Study A language file for .de."):
         AgreementMRF(inventory, "base", "de")
 
 

@@ -6,6 +6,8 @@
 # writes results/morph_cda/<lang>/<stage>/ or a named table; models/ holds the folders `cdaflow cda` reads.
 
 
+from cdaflow.morph_cda.language import LANGUAGES_DIR as MORPH_LANGUAGE_FILES
+
 MORPH = config["studies"]["morph_cda"]
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
@@ -106,6 +108,7 @@ rule morph_cda_train_mrf:
     input:
         train=rules.morph_cda_prepare.output.train,
         dev=rules.morph_cda_prepare.output.dev,
+        language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
         directory(f"{MORPH_OUT}/{{lang}}/train_mrf/{{param}}"),
     log:
@@ -137,6 +140,7 @@ rule morph_cda_evaluate:
         train=rules.morph_cda_prepare.output.train,
         annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
         gazetteer=lambda wc: file_ref_input(MORPH["languages"][wc.lang]["gazetteer"]),
+        language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
         table=study_report(f"{MORPH_OUT}/{{lang}}/intrinsic.tsv", "morph_cda", "evaluate", subcategory="{lang}"),
         by_relation=f"{MORPH_OUT}/{{lang}}/intrinsic_by_relation.tsv",
@@ -264,7 +268,7 @@ rule morph_cda_wordnet_gazetteer:
     input:
         pwn=file_ref_input(MORPH.get("pwn_data_noun")),
         omw=lambda wc: file_ref_input(MORPH["languages"][wc.lang].get("wordnet")),
-        suffixes="resources/morph_cda/wordnet_suffixes.yaml",
+        language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
         f"{MORPH_OUT}/{{lang}}/wordnet_candidates.tsv",
     log:

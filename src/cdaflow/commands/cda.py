@@ -13,10 +13,9 @@ from cdaflow.commands.options import positive_int
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import read_conllu, words
 from cdaflow.io.text import open_input, read_lines
+from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, interventions_for, load_model
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_text_file
-
-LANGUAGES = ("es", "fr", "it", "he")
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -29,7 +28,9 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
             "CoNLL-U; writes one JSON line per sentence: original, counterfactual, changed tokens."
         ),
     )
-    parser.add_argument("--lang", required=True, choices=LANGUAGES)
+    parser.add_argument(
+        "--lang", required=True, choices=languages.available(), help="a language file in resources/morph_cda/languages"
+    )
     parser.add_argument("--model", required=True, type=Path, help="results/morph_cda/<lang>/models/{lin,nn}")
     parser.add_argument("--input", type=Path, help="input file (default: standard input)")
     parser.add_argument("--output", type=Path, help="output file (default: standard output)")
@@ -60,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
         sentences = read_conllu(args.input if args.input else open_input(None))
     else:
         lines = read_lines(args.input)
-        parser = get_parser(args.backend, args.lang, processes=args.processes)
+        # the language file names its spaCy pipeline (none: the backend's default or its error)
+        model = languages.load(args.lang).spacy if args.backend == "spacy" else None
+        parser = get_parser(args.backend, args.lang, processes=args.processes, **({"model": model} if model else {}))
         sentences = parse_text_file(
             parser, lines, sent_id_prefix="s", batch_size=args.batch_size, path=str(args.input or "<stdin>")
         )

@@ -11,48 +11,26 @@ import dataclasses
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.model import POS_INDEX, REL_INDEX, AgreementMRF, Batch, EncodedSentence, encode, relation
 from cdaflow.morph_cda.reinflection import Reinflector
-from cdaflow.morph_cda.surface import CONTRACTIONS, detokenize, match_case, surface
+from cdaflow.morph_cda.surface import detokenize, surface
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
+from cdaflow.text.case import match_case
 
 DIRECTIONS = ("flip", "to-fem", "to-masc")
 # Parts of speech whose gender is their own, not agreement: only an intervention changes it. In
 # the annotated sentences of Table 3 no Spanish noun but the intervened one changes (1 of 280
 # changes); letting them flip only adds whole noun phrases changed by weak arcs.
 INHERENT_GENDER = ("NOUN", "PROPN")
-
-# Single-word fused preposition + article (spaCy's output; UD AnCora 2.2's "del"/"al"): the
-# word gets its article's agreement features so the MRF can flip them, and its new form is
-# the preposition + the new article (contracted again where the language does).
-FUSED = {lang: {joined: pair for pair, joined in table.items()} for lang, table in CONTRACTIONS.items()}
-# Definite articles by (gender, number). Italian lo/gli (before s+consonant, z, vowels) are
-# phonologically conditioned; il/i stand for them here.
-ARTICLES = {
-    "es": {("Masc", "Sing"): "el", ("Fem", "Sing"): "la", ("Masc", "Plur"): "los", ("Fem", "Plur"): "las"},
-    "fr": {("Masc", "Sing"): "le", ("Fem", "Sing"): "la", ("Masc", "Plur"): "les", ("Fem", "Plur"): "les"},
-    "it": {("Masc", "Sing"): "il", ("Fem", "Sing"): "la", ("Masc", "Plur"): "i", ("Fem", "Plur"): "le"},
-}
-
-
-def article_tag(lang: str, article: str) -> Tag | None:
-    """Agreement subtags of a definite article (None when unknown or ambiguous in gender)."""
-    matches = [key for key, form in ARTICLES.get(lang, {}).items() if form == article]
-    if article in ("lo", "gli") and lang == "it":
-        matches = [("Masc", "Sing" if article == "lo" else "Plur")]
-    if len(matches) != 1:
-        return None
-    gender, number = matches[0]
-    return (f"Gender={gender}", f"Number={number}")
-
 
 @dataclass
 class Intervention:
@@ -91,6 +69,7 @@ class CounterfactualGenerator:
         self.reinflector = reinflector
         self._adjectives: frozenset[str] | None = None  # lemmas the reinflection lexicon has as ADJ
         self.lang = lang
+        self.language = languages.load(lang)  # the language file: fails here, not midway, if absent
         self.log_alpha = log_alpha
         self.carry_gender = carry_gender  # see AgreementMRF.intervene
         self.inherent_gender = tuple(inherent_gender)  # parts of speech that keep their gender
@@ -99,18 +78,18 @@ class CounterfactualGenerator:
 
     def word_tag(self, word: dict) -> Tag:
         tag = tag_from_feats(word["feats"], self.inventory.features)
-        fused = FUSED.get(self.lang, {}).get(word["form"].lower())
+        fused = self.language.fused.get(word["form"].lower())
         if fused and word["upos"] == "ADP" and not gender_of(tag):
-            tag = article_tag(self.lang, fused[1]) or tag
+            tag = self.language.article_tag(fused[1]) or tag
         return tag
 
     def _encode(self, sentence: Sentence):
-        encoded = encode(sentence, self.inventory)
+        encoded = encode(sentence, self.inventory, self.language.be_lemmas)
         ws = words(sentence)
         encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in ws]
         for index in self._predicate_adjectives(ws):
             encoded.pos[index] = POS_INDEX["ADJ"]
-        fused = FUSED.get(self.lang, {})
+        fused = self.language.fused
         for index, w in enumerate(ws):
             if w["upos"] == "ADP" and w["form"].lower() in fused and gender_of(self.word_tag(w)):
                 # a fused preposition + article (*del*, *al*) is read as the treebanks split it:
@@ -222,14 +201,14 @@ class CounterfactualGenerator:
 
     def _reinflect(self, queries, slots) -> dict[tuple[int, int], str]:
         forms: dict[tuple[int, int], str] = {}
-        fused = FUSED.get(self.lang, {})
+        fused = self.language.fused
         neural_queries, neural_slots = [], []
         old_queries, rebuilt_of = [], {}  # rebuilt_of: neural query -> its old-features query
         for (lemma, upos, features, tag, old_features), (b, index, original) in zip(queries, slots):
             pair = fused.get(original.lower())
             if pair and upos == "ADP":
                 article = self._article(pair[1], tag)
-                contracted = CONTRACTIONS[self.lang].get((pair[0], article))
+                contracted = self.language.contract(pair[0], article)
                 forms[(b, index)] = match_case(original, contracted or f"{pair[0]} {article}")
                 continue
             neural_queries.append((lemma.lower(), upos, features))
@@ -252,7 +231,7 @@ class CounterfactualGenerator:
     def _article(self, article: str, tag: Tag) -> str:
         gender = "Fem" if "Gender=Fem" in tag else "Masc"
         number = "Plur" if "Number=Plur" in tag else "Sing"
-        return ARTICLES.get(self.lang, {}).get((gender, number), article)
+        return self.language.article(gender, number) or article
 
 
 def _with_parts_of_speech(encoded: EncodedSentence, group: Sequence[Intervention]) -> EncodedSentence:
@@ -333,22 +312,6 @@ def gender_intervention(
         raise ValueError(f"unknown gender {new_gender!r}; use one of {sorted(GENDER_SWAP)}")
     kept = [sub for sub in generator.word_tag(word) if not sub.startswith("Gender=")]
     return Intervention(index, tuple(sorted((*kept, f"Gender={new_gender}"))), form=form, lemma=lemma)
-
-
-def intervene_in_batches(
-    generator: CounterfactualGenerator,
-    items: Iterable[tuple[Sentence, list[Intervention]]],
-    batch_size: int = 256,
-) -> Iterable[Counterfactual]:
-    """Stream counterfactuals, `batch_size` sentences per MAP/reinflection call."""
-    chunk: list[tuple[Sentence, list[Intervention]]] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == batch_size:
-            yield from generator.generate([s for s, _ in chunk], [i for _, i in chunk])
-            chunk = []
-    if chunk:
-        yield from generator.generate([s for s, _ in chunk], [i for _, i in chunk])
 
 
 # -- packaged models for `cdaflow cda` -------------------------------------------------------

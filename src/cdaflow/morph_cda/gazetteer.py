@@ -28,13 +28,12 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import words
-from cdaflow.morph_cda.surface import CONTRACTIONS
+from cdaflow.morph_cda import language as languages
 
 __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 
@@ -306,7 +305,7 @@ def _used_as_noun(word: dict, sentence) -> bool:
     if sentence is None or word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
         return False
     # a fused preposition + article (es "al", fr "du", spaCy's one token) carries the determiner
-    fused = {joined for table in CONTRACTIONS.values() for joined in table.values()}
+    fused = languages.fused_forms()
     return any(
         w["head"] == word["id"]
         and (w["deprel"].split(":")[0] == "det" or (w["deprel"] == "case" and w["form"].lower() in fused))
@@ -314,62 +313,10 @@ def _used_as_noun(word: dict, sentence) -> bool:
     )
 
 
-# -- regular plurals ------------------------------------------------------------------------
-_HEBREW_FINAL = str.maketrans("ךםןףץ", "כמנפצ")
-
-
-def _strip_accent(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)).replace(
-        "n\u0303", "ñ"
-    )
-
-
 def regular_plural(lang: str, singular: str, gender: str) -> str:
-    """The regular plural of a person noun (irregular ones are written in the list by hand)."""
-    word = singular
-    if lang == "es":
-        if word[-1] in "aeiouáéó":
-            return word + "s"
-        if word.endswith("z"):
-            return word[:-1] + "ces"
-        if word[-1] in "íú":
-            return word + "es"
-        if word[-2:] in ("án", "én", "ín", "ón", "ún", "ás", "és", "ís", "ós", "ús"):
-            return unicodedata.normalize("NFC", word[:-2] + _strip_accent(word[-2]) + word[-1] + "es")
-        return word + "es"
-    if lang == "fr":
-        if word[-1] in "sxz":
-            return word
-        if word.endswith(("eau", "eu")):
-            return word + "x"
-        if word.endswith("al"):
-            return word[:-2] + "aux"
-        return word + "s"
-    if lang == "it":
-        if word[-1] in "àèéìòù" or len(word) < 3:
-            return word  # papà, re: invariable
-        if word.endswith("io") and not word.endswith("ìo"):
-            return word[:-1]  # figlio → figli
-        if word.endswith("ca") and gender == "Fem":
-            return word[:-1] + "he"
-        if word.endswith("ga") and gender == "Fem":
-            return word[:-1] + "he"
-        if word.endswith("a"):
-            return word[:-1] + ("e" if gender == "Fem" else "i")
-        if word[-1] in "oe":
-            return word[:-1] + "i"
-        return word
-    if lang == "he":
-        if gender == "Fem":
-            if word.endswith("ייה"):
-                return word[:-3] + "יות"  # יהודייה → יהודיות
-            return (word[:-1] if word.endswith(("ה", "ת")) else word) + "ות"  # תלמידה → תלמידות
-        if word.endswith("ה"):
-            return word[:-1] + "ים"  # מורה → מורים
-        if word.endswith("י"):
-            return word + "ם"  # ישראלי → ישראלים
-        return word[:-1] + word[-1].translate(_HEBREW_FINAL) + "ים"  # מלך → מלכים
-    raise ValueError(f"no plural rule for language {lang!r}")
+    """The regular plural of a person noun: the language file's ``plurals`` rules (irregular ones
+    are written in the list by hand)."""
+    return languages.load(lang).plural(singular, gender)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m cdaflow.morph_cda.gazetteer",
         description="Fill the empty plural cells of a gazetteer TSV with regular plurals (in place).",
     )
-    parser.add_argument("lang", choices=("es", "fr", "it", "he"))
+    parser.add_argument("lang", choices=languages.available())
     parser.add_argument("path", type=Path)
     args = parser.parse_args(argv)
     try:

@@ -40,7 +40,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from torch import Tensor, nn
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign, score
 from cdaflow.morph_cda.tags import GENDER_SWAP, TagInventory, tag_from_feats
 
@@ -70,7 +71,8 @@ N_POS, N_REL = len(UPOS) + 1, len(DEPRELS) + 1
 # and Italian perfects with être/essere) and not under another auxiliary (*ha elegido*): the
 # arc type (head POS, dependent POS, relation) alone mixes the two.
 #   none:  no copula or auxiliary on either end, or a relation inside the noun phrase;
-#   be:    a copula, a passive auxiliary or an auxiliary whose lemma is a copula's (BE_LEMMAS);
+#   be:    a copula, a passive auxiliary or an auxiliary whose lemma is a copula's (the language
+#          file's be_lemmas);
 #   aux:   another auxiliary (haber, avoir, avere, modals);
 #   relay: a predicative conj/xcomp/advcl of a genderless verb, hung on that verb's subject
 #          (*La periodista llegó tarde y estaba cansada*: *llegó* has no gender to pass on);
@@ -80,7 +82,6 @@ N_POS, N_REL = len(UPOS) + 1, len(DEPRELS) + 1
 #          subject (*que*, *quien*) stands for the head noun and keeps the predicate's frame.
 FRAMES = ("none", "be", "aux", "relay", "subject")
 N_FRAMES = len(FRAMES)
-BE_LEMMAS = frozenset({"ser", "estar", "être", "essere", "היה"})
 # Relations inside a noun phrase (and function words): a copula of the clause says nothing of them.
 PHRASE_RELATIONS = frozenset(
     "det amod nummod nmod case compound flat fixed punct cc mark cop aux clf goeswith".split()
@@ -88,13 +89,8 @@ PHRASE_RELATIONS = frozenset(
 RELAY_RELATIONS = frozenset({"conj", "xcomp", "advcl"})
 SUBJECT_POS = frozenset({"NOUN", "PROPN", "PRON"})
 
-# Hard-coded baseline relations: (controller POS set, target POS set) per language.
-BASELINE_RELATIONS = {
-    "es": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
-    "fr": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
-    "it": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
-    "he": ({"NOUN", "PROPN"}, {"ADJ", "VERB"}),
-}
+# The hard-coded baseline's relations (controller POS set, target POS set) are the language
+# file's `baseline`.
 BASELINE_STRENGTH = 20.0  # above every log α in the tuning grid, so the baseline always agrees
 PARAMETERIZATIONS = ("lin", "nn", "base")
 NN_LINKS = ("identity", "exp")
@@ -132,12 +128,12 @@ class EncodedSentence:
             self.fixed_expression = np.zeros(len(self.heads), dtype=bool)
 
 
-def _predicate_frame(children: list[dict]) -> str:
+def _predicate_frame(children: list[dict], be_lemmas: Collection[str]) -> str:
     """The frame a word's own copula or auxiliaries give it (``none`` without either)."""
     frame = "none"
     for child in children:
         rel, lemma = (child["deprel"] or ""), (child["lemma"] or "").lower()
-        if rel.split(":")[0] == "cop" or (rel.split(":")[0] == "aux" and (rel.endswith(":pass") or lemma in BE_LEMMAS)):
+        if rel.split(":")[0] == "cop" or (rel.split(":")[0] == "aux" and (rel.endswith(":pass") or lemma in be_lemmas)):
             return "be"
         if rel.split(":")[0] == "aux":
             frame = "aux"
@@ -148,8 +144,10 @@ def _is_relative(word: dict) -> bool:
     return "Rel" in ((word["feats"] or {}).get("PronType") or "")
 
 
-def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
+def arc_frames(ws: Sequence[dict], be_lemmas: Collection[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(1-based heads, frame id of each word's arc to its head) of an ``arc_frames`` tree.
+
+    `be_lemmas` are the language's copulas (its file's ``be_lemmas``); None: every language's.
 
     The tree is UD's but for relayed words. A predicate without a subject of its own that is a
     conj, xcomp or advcl (or an adjective in obj: AnCora's *quedó encantado*, *se hizo famosa*)
@@ -164,7 +162,8 @@ def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
     for w in ws:
         children.setdefault(int(w["head"] or 0), []).append(w)
     by_id = {int(w["id"]): w for w in ws}
-    own = {int(w["id"]): _predicate_frame(children.get(int(w["id"]), [])) for w in ws}
+    be = languages.be_lemmas_of_all() if be_lemmas is None else be_lemmas
+    own = {int(w["id"]): _predicate_frame(children.get(int(w["id"]), []), be) for w in ws}
     heads = np.array([int(w["head"] or 0) for w in ws], dtype=np.int64)
     frames = np.zeros(len(ws), dtype=np.int64)
 
@@ -222,9 +221,10 @@ def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
     return heads, frames
 
 
-def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
+def encode(sentence: Sentence, inventory: TagInventory, be_lemmas: Collection[str] | None = None) -> EncodedSentence:
+    """A sentence's arrays; `be_lemmas` as :func:`arc_frames` reads them."""
     ws = words(sentence)
-    framed_heads, frames = arc_frames(ws)
+    framed_heads, frames = arc_frames(ws, be_lemmas)
     return EncodedSentence(
         heads=np.array([int(w["head"] or 0) for w in ws], dtype=np.int64),
         pos=np.array([POS_INDEX.get(w["upos"], len(UPOS)) for w in ws], dtype=np.int64),
@@ -316,10 +316,8 @@ class AgreementMRF(nn.Module):
         super().__init__()
         if parameterization not in PARAMETERIZATIONS:
             raise ValueError(f"unknown parameterization {parameterization!r}; use one of {PARAMETERIZATIONS}")
-        if parameterization == "base" and lang not in BASELINE_RELATIONS:
-            raise ValueError(
-                f"no hard-coded baseline for language {lang!r}; known: {sorted(BASELINE_RELATIONS)}"
-            )
+        if parameterization == "base":
+            languages.load(lang)  # the baseline is the language file's: a clear error if there is none
         self.inventory = inventory
         self.parameterization = parameterization
         self.lang = lang
@@ -358,7 +356,7 @@ class AgreementMRF(nn.Module):
             self.register_buffer("W_base", self._baseline_matrices())
 
     def _baseline_matrices(self) -> Tensor:
-        controllers, targets = BASELINE_RELATIONS[self.lang]
+        controllers, targets = languages.load(self.lang).baseline
         c = len(self.inventory.subtags)
         agree = torch.zeros(c, c)
         for i, sub in enumerate(self.inventory.subtags):
