@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conllu", type=Path, help="the sentences already parsed (one language only)")
     parser.add_argument("--challenge-dir", type=Path, default=CHALLENGE)
     parser.add_argument("--misses", action="store_true", help="print every sentence that is not exactly right")
+    parser.add_argument("--no-lexicon-check", action="store_true", help="as cdaflow cda --no-lexicon-check")
     args = parser.parse_args(argv)
     if args.conllu and len(args.lang) != 1:
         parser.error("--conllu needs exactly one --lang")
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         if not model.exists():
             print(f"{lang}: skipped: no model at {model} (train one: snakemake results/morph_cda/{lang}/models/lin)")
             continue
-        generator, gazetteer = load_model(model)
+        generator, gazetteer = load_model(model, lexicon_check=not args.no_lexicon_check)
         if generator.lang != lang:
             print(f"{lang}: skipped: {model} is a {generator.lang!r} model")
             status = 1

@@ -31,12 +31,15 @@ def test_articles_and_contractions_are_read():
         ("fr", "le", "Masc", "acteur", None, "l'"),
         ("fr", "la", "Fem", "héroïne", None, "l'"),
         ("fr", "le", "Masc", "héros", None, "le"),  # h aspiré
-        ("fr", "ce", "Masc", "homme", None, "cet"),
-        ("fr", "ma", "Fem", "amie", None, "mon"),
-        ("fr", "nouveau", "Masc", "élève", None, "nouvel"),
-        ("fr", "l'", "Fem", "femme", None, "la"),  # an elided form back before a consonant
-        ("fr", "vieil", "Masc", "paysan", None, "vieux"),
-        ("fr", "mon", "Masc", "oncle", None, "mon"),
+        ("fr", "ce", "Masc", "homme", "NOUN", "cet"),
+        ("fr", "ma", "Fem", "amie", "NOUN", "mon"),
+        ("fr", "ma", "Fem", "ancienne", "ADJ", "mon"),
+        ("fr", "nouveau", "Masc", "élève", "NOUN", "nouvel"),
+        ("fr", "l'", "Fem", "femme", "NOUN", "la"),  # an elided form back before a consonant
+        ("fr", "vieil", "Masc", "paysan", "NOUN", "vieux"),
+        ("fr", "mon", "Masc", "oncle", "NOUN", "mon"),
+        ("fr", "bel", "Masc", "et", "CCONJ", "beau"),  # pre-vocalic only before its noun (beau et grand)
+        ("fr", "le", "Masc", "a", "VERB", "l'"),  # elision before any word (il l'a vu)
         ("es", "la", "Fem", "ama", "NOUN", "el"),
         ("es", "una", "Fem", "ama", "NOUN", "un"),
         ("es", "la", "Fem", "alta", "ADJ", "la"),  # only before the noun
@@ -60,6 +63,17 @@ def test_pronouns_and_their_roles():
     assert es.pronoun("nosotras", "nsubj")[1] == "Fem"
     assert it.pronoun("loro", "nsubj")[1] is None  # common: the form stays, its agreement changes
     assert load("he").pronoun("הוא", "cop") is None  # the copula of a nominal sentence
+
+
+def test_gender_endings_give_candidates():
+    fr = load("fr")
+    assert fr.gender_candidates("inquiet", "Masc", "Fem", "Sing")[:2] == ["inquiète", "inquiette"]
+    assert "gentille" in fr.gender_candidates("gentil", "Masc", "Fem", "Sing")
+    assert fr.gender_candidates("nerveuses", "Fem", "Masc", "Plur")[0] == "nerveux"
+    assert "parties" in fr.gender_candidates("partis", "Masc", "Fem", "Plur")
+    assert fr.gender_candidates("grand", "Masc", "Masc", "Sing") == []
+    assert fr.full_form("cet", "Masc") == "ce" and fr.full_form("l'", "Fem") == "la"
+    assert fr.full_form("mon", "Masc") == "mon"  # masculine: no full form but itself
 
 
 def test_regular_plurals_come_from_the_file():

@@ -46,17 +46,25 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--processes", type=positive_int, default=1, help="parser worker processes for text input (spacy; default: 1)"
     )
+    parser.add_argument(
+        "--no-lexicon-check",
+        action="store_true",
+        help="do not check generated forms against the language's Hunspell dictionaries "
+        "(apt-get install hunspell hunspell-es hunspell-fr hunspell-it hunspell-he; skipped when absent)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    generator, gazetteer = load_model(args.model)
+    generator, gazetteer = load_model(args.model, lexicon_check=not args.no_lexicon_check)
     if generator.lang != args.lang:
         raise ValueError(f"{args.model}: the model is for {generator.lang!r}, not {args.lang!r}")
     if args.gazetteer:
         gazetteer = Gazetteer.read(args.gazetteer)
     where = args.gazetteer or args.model / "gazetteer.tsv"
     print(f"cdaflow cda: gazetteer {where}: {gazetteer.describe()}", file=sys.stderr)
+    check = generator.hunspell.describe() if generator.hunspell else "off (--no-lexicon-check, or not installed)"
+    print(f"cdaflow cda: lexicon check: {check}", file=sys.stderr)
     if args.format == "conllu":
         sentences = read_conllu(args.input if args.input else open_input(None))
     else:

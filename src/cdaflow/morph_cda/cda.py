@@ -11,16 +11,28 @@ import dataclasses
 import json
 import os
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.gazetteer import Gazetteer
-from cdaflow.morph_cda.model import POS_INDEX, REL_INDEX, AgreementMRF, Batch, EncodedSentence, encode, relation
+from cdaflow.morph_cda.hunspell import Hunspell, agrees, features_of, genderless
+from cdaflow.morph_cda.model import (
+    POS_INDEX,
+    REL_INDEX,
+    AgreementMRF,
+    Batch,
+    EncodedSentence,
+    encode_words,
+    relation,
+)
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.surface import detokenize, surface
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
@@ -41,6 +53,18 @@ class Intervention:
     form: str | None = None
     lemma: str | None = None
     upos: str | None = None  # the part of speech the MRF reads for the word, when not the parser's
+
+
+@dataclass(frozen=True)
+class _Query:
+    """One changed word to reinflect: its lemma, part of speech, new features and tags."""
+
+    lemma: str
+    upos: str
+    features: dict[str, str]
+    tag: Tag
+    old_features: dict[str, str] | None  # the word's own, for by_analogy (None: a new lemma)
+    old_tag: Tag
 
 
 @dataclass
@@ -64,6 +88,7 @@ class CounterfactualGenerator:
         *,
         carry_gender: bool = False,
         inherent_gender: Sequence[str] = INHERENT_GENDER,
+        lexicon_check: bool = False,
     ) -> None:
         self.mrf = mrf
         self.reinflector = reinflector
@@ -75,6 +100,14 @@ class CounterfactualGenerator:
         self.inherent_gender = tuple(inherent_gender)  # parts of speech that keep their gender
         self.inventory = mrf.inventory
         self.device = next(iter(mrf.buffers())).device
+        # The lexicon check (hunspell.py): the language's Hunspell dictionaries rank and veto
+        # reinflection candidates and fill features a parser left out. Off unless asked for, and
+        # off where the dictionaries are not installed, so the workflow's tables never depend on
+        # the machine; `cdaflow cda` asks for it.
+        self.hunspell = Hunspell.find(self.language.hunspell) if lexicon_check else None
+        self.lexicon_stats: Counter[str] = Counter()
+        self.unknown_forms: Counter[str] = Counter()  # generated forms no dictionary knows
+        self.vetoed_forms: Counter[tuple[str, str]] = Counter()  # (the reinflector's, the one chosen)
 
     def word_tag(self, word: dict) -> Tag:
         tag = tag_from_feats(word["feats"], self.inventory.features)
@@ -83,10 +116,106 @@ class CounterfactualGenerator:
             tag = self.language.article_tag(fused[1]) or tag
         return tag
 
-    def _encode(self, sentence: Sentence):
-        encoded = encode(sentence, self.inventory, self.language.be_lemmas)
+    # -- analysis ---------------------------------------------------------------------------
+    def analyse(self, sentence: Sentence) -> list[dict]:
+        """The sentence's syntactic words with the agreement features a parser left out (copies
+        where repaired; the sentence itself is not changed):
+
+        * a determiner whose form shows its gender and number (the language file's
+          ``gendered_forms``: spaCy's French *mon*, *ce* come without a gender);
+        * a predicate tagged as a finite verb under a copula (spaCy: *est fatigué* as a verb in
+          the first person) is a participle or adjective: person, mood and tense go;
+        * with the lexicon check, an adjective or participle without gender or number takes what
+          every dictionary analysis of its form agrees on (French *fatigué*: masculine singular);
+        * a word with a gender but no number takes its controller's number (*étaient furieux*);
+        * a noun a parser made the adjective's modifier (*nouvelle* ← amod *voisine*: UD has no
+          nominal amod) heads its adjective again.
+        """
         ws = words(sentence)
+        repaired = [dict(w, feats=dict(w["feats"] or {})) for w in ws]
+        _uninvert_noun_phrases(repaired)
+        children: dict[int, list[dict]] = {}
+        for w in repaired:
+            children.setdefault(int(w["head"] or 0), []).append(w)
+        features = set(self.inventory.features)
+        for w in repaired:
+            feats = w["feats"]
+            known = self.language.gendered_forms.get(w["form"].lower())
+            if known and w["upos"] in ("DET", "PRON", "ADJ") and "Gender" not in feats:
+                feats["Gender"], feats["Number"] = known
+            relations = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            if w["upos"] in ("VERB", "AUX") and "cop" in relations and feats.get("VerbForm") == "Fin":
+                for name in ("Person", "Mood", "Tense", "VerbForm"):
+                    feats.pop(name, None)
+                feats["VerbForm"] = "Part"
+        if self.hunspell is not None:
+            self._features_from_lexicon(repaired, features)
+        if "Number" in features:
+            for w in repaired:
+                if "Gender" in w["feats"] and "Number" not in w["feats"]:
+                    number = _controller_number(w, repaired, children)
+                    if number:
+                        w["feats"]["Number"] = number
+        return repaired
+
+    def _features_from_lexicon(self, ws: list[dict], features: set[str]) -> None:
+        """Gender and number of adjectives, participles and predicates as the dictionary gives
+        them where it gives one reading (spaCy: *gentil* as a plural verb, *drôle* as a pronoun);
+        none where every reading fits both genders (*jeune*); a "participle" the dictionary knows
+        only as another verb form is none (*habite*)."""
+        predicates = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "cop"}
+        targets = [
+            w for w in ws if w["upos"] == "ADJ" or w["feats"].get("VerbForm") == "Part" or int(w["id"]) in predicates
+        ]
+        if not targets:
+            return
+        analyses = self.hunspell.analyses(w["form"].lower() for w in targets)
+        for w in targets:
+            found = analyses[w["form"].lower()]
+            marks = self.language.hunspell_marks_gender  # only such a dictionary tells participles apart
+            if marks and w["upos"] == "VERB" and found and not any(a & {"po:ppas", "po:adj"} for a in found):
+                w["feats"].pop("Gender", None)
+                w["feats"].pop("Number", None)
+                continue
+            if genderless(found):
+                w["feats"].pop("Gender", None)
+            for name, value in features_of(found).items():
+                if name in features:
+                    w["feats"][name] = value
+
+    def frozen(self, ws: Sequence[dict]) -> list[bool]:
+        """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
+        language's ``perfect_auxiliaries`` and no copula or passive auxiliary goes with it), and a
+        participle that is itself an auxiliary (*ha sido*, *a été*)."""
+        children: dict[int, list[dict]] = {}
+        for w in ws:
+            children.setdefault(int(w["head"] or 0), []).append(w)
+        out = []
+        for w in ws:
+            participle = (w["feats"] or {}).get("VerbForm") == "Part"
+            if not participle:
+                out.append(False)
+                continue
+            if self.language.invariant_participle_of_aux and relation(w["deprel"]) == "aux":
+                out.append(True)
+                continue
+            auxiliaries = [c for c in children.get(int(w["id"]), []) if relation(c["deprel"]) in ("aux", "cop")]
+            perfect = any((c["lemma"] or "").lower() in self.language.perfect_auxiliaries for c in auxiliaries)
+            be = any(
+                relation(c["deprel"]) == "cop"
+                or (c["deprel"] or "").endswith(":pass")
+                or (c["lemma"] or "").lower() in self.language.be_lemmas
+                for c in auxiliaries
+            )
+            out.append(perfect and not be)
+        return out
+
+    def _encode(self, sentence: Sentence, ws: list[dict] | None = None) -> EncodedSentence:
+        """The MRF's arrays of a sentence, from its analysed words (:meth:`analyse`)."""
+        ws = self.analyse(sentence) if ws is None else ws
+        encoded = encode_words(ws, self.inventory, self.language.be_lemmas)
         encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in ws]
+        encoded.frozen |= np.array(self.frozen(ws), dtype=bool)
         for index in self._predicate_adjectives(ws):
             encoded.pos[index] = POS_INDEX["ADJ"]
         fused = self.language.fused
@@ -98,34 +227,42 @@ class CounterfactualGenerator:
         return encoded
 
     def _predicate_adjectives(self, ws: list[dict]) -> list[int]:
-        """Bare predicate nouns the MRF reads as adjectives (0-based indices).
+        """Predicates the MRF reads as adjectives (0-based indices).
 
         A parser may tag a predicate adjective NOUN (spaCy: *El abuelo estaba enfermo*). In the
         training treebanks a predicate NOUN agrees with its subject about half the time, an ADJ
         nearly always, so the tag decides. A NOUN with a copula and no determiner whose lemma
-        the reinflection lexicon (the same treebanks) attests as an adjective is read as one.
+        the reinflection lexicon (the same treebanks) attests as an adjective is read as one;
+        so is a participle under a copula (no treebank puts a verb there: *est fatigué*).
         """
-        lexicon = getattr(self.reinflector, "lexicon", None)
-        if lexicon is None:
-            return []
-        adjectives = self._adjective_lemmas(lexicon)
         children: dict[int, set[str]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), set()).add(relation(w["deprel"]))
-        return [
-            index
-            for index, w in enumerate(ws)
-            if w["upos"] == "NOUN"
-            and "cop" in children.get(int(w["id"]), set())
-            and "det" not in children.get(int(w["id"]), set())
-            and (w["lemma"] or w["form"]).lower() in adjectives
-        ]
+        lexicon = getattr(self.reinflector, "lexicon", None)
+        adjectives = self._adjective_lemmas(lexicon) if lexicon is not None else frozenset()
+        passive = {int(w["head"] or 0) for w in ws if (w["deprel"] or "") == "aux:pass"}
+        nouns = [w["form"].lower() for w in ws if w["upos"] == "NOUN"]
+        readings = self.hunspell.analyses(nouns) if self.hunspell is not None and nouns else {}
+        out = []
+        for index, w in enumerate(ws):
+            own = children.get(int(w["id"]), set())
+            if "cop" not in own and int(w["id"]) not in passive:
+                continue
+            if w["upos"] == "NOUN" and "det" not in own:
+                # the dictionary reads the form as an adjective or participle (*sont partis*)
+                adjective = any(a & {"po:adj", "po:ppas"} for a in readings.get(w["form"].lower(), ()))
+                if adjective or ("cop" in own and (w["lemma"] or w["form"]).lower() in adjectives):
+                    out.append(index)
+            elif "cop" in own and w["upos"] in ("VERB", "AUX") and (w["feats"] or {}).get("VerbForm") == "Part":
+                out.append(index)
+        return out
 
     def _adjective_lemmas(self, lexicon) -> frozenset[str]:
         if self._adjectives is None:
             self._adjectives = frozenset(lemma for lemma, upos, *_ in lexicon.entries() if upos == "ADJ")
         return self._adjectives
 
+    # -- generation -------------------------------------------------------------------------
     def generate(
         self,
         sentences: Sequence[Sentence],
@@ -140,11 +277,14 @@ class CounterfactualGenerator:
         # Corpus augmentation sends one sentence several times (one copy per gender
         # combination): encode each distinct sentence once.
         cache: dict[int, Any] = {}
-        encoded = []
+        encoded, analysed = [], []
         for sentence, group in zip(sentences, interventions):
             if id(sentence) not in cache:
-                cache[id(sentence)] = self._encode(sentence)
-            encoded.append(_with_parts_of_speech(cache[id(sentence)], group))
+                ws = self.analyse(sentence)
+                cache[id(sentence)] = (self._encode(sentence, ws), ws)
+            one, ws = cache[id(sentence)]
+            encoded.append(_with_parts_of_speech(one, group))
+            analysed.append(ws)
         batch = Batch.build(encoded, self.device)
         fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
         if propagate:
@@ -159,8 +299,7 @@ class CounterfactualGenerator:
         # Every word whose tag changed is reinflected; collect them all first: one batched call.
         queries, slots = [], []
         results = []
-        for b, (sentence, group) in enumerate(zip(sentences, interventions)):
-            ws = words(sentence)
+        for b, (ws, group) in enumerate(zip(analysed, interventions)):
             given = {i.index: i for i in group}
             tags = [self.inventory.tags[int(t)] for t in predicted[b, : len(ws)]]
             forms = [w["form"] for w in ws]
@@ -175,22 +314,23 @@ class CounterfactualGenerator:
                     features = feats_with_tag(word["feats"], tag, self.inventory.features)
                     # The word's own features, for by_analogy, unless the intervention gave it a new lemma.
                     own = None if index in given and given[index].lemma else (word["feats"] or {})
-                    queries.append((lemma or word["form"], word["upos"], features, tag, own))
+                    queries.append(_Query(lemma or word["form"], word["upos"], features, tag, own, old_tag))
                     slots.append((b, index, word["form"]))
                     changed.append(index)
-            results.append((sentence, forms, tags, changed))
+            results.append((forms, tags, changed))
         new_forms = self._reinflect(queries, slots) if queries else {}
         out = []
-        for b, (sentence, forms, tags, changed) in enumerate(results):
+        for b, (sentence, (forms, tags, changed)) in enumerate(zip(sentences, results)):
             for index in changed:
                 if (b, index) in new_forms:
                     forms[index] = new_forms[(b, index)]
-            ws = words(sentence)
+            ws = analysed[b]
+            changed = self._alternate(ws, forms, tags, changed)
             replaced = {int(ws[i]["id"]): forms[i] for i in changed if forms[i] != ws[i]["form"]}
-            tokens, spaces = surface(sentence, replaced, self.lang)
+            tokens, spaces = surface(sentence, replaced, self.language)
             out.append(
                 Counterfactual(
-                    original=sentence.metadata.get("text") or detokenize(*surface(sentence, {}, self.lang)),
+                    original=sentence.metadata.get("text") or detokenize(*surface(sentence, {}, self.language)),
                     counterfactual=detokenize(tokens, spaces),
                     forms=forms,
                     tags=tags,
@@ -199,39 +339,144 @@ class CounterfactualGenerator:
             )
         return out
 
-    def _reinflect(self, queries, slots) -> dict[tuple[int, int], str]:
+    def _alternate(self, ws: list[dict], forms: list[str], tags: list[Tag], changed: list[int]) -> list[int]:
+        """The forms words take before the next word (*le acteur* -> *l'acteur*, *la amie* ->
+        *l'amie*, *ma amie* -> *mon amie*, *ce acteur* -> *cet acteur*, *la ama* -> *el ama*, and
+        back where the next word changed), for words that changed or precede one that did;
+        returns the changed indices, these included."""
+        if not self.language.alternations:
+            return changed
+        touched = set(changed)
+        for index in range(len(ws) - 1):
+            if index not in touched and index + 1 not in touched:
+                continue
+            form = forms[index]
+            pieces = form.split(" ")  # a fused preposition written out: "de la"
+            gender = next(iter(gender_of(tags[index])), None)
+            last = self.language.alternate(pieces[-1].lower(), gender, forms[index + 1], ws[index + 1]["upos"])
+            if last == pieces[-1].lower():
+                continue
+            pieces[-1] = match_case(pieces[-1], last)
+            new = " ".join(pieces)
+            if len(pieces) == 2:  # de + el -> del again
+                new = match_case(pieces[0], self.language.contract(*pieces) or new)
+            forms[index] = new
+            touched.add(index)
+        return sorted(touched)
+
+    def _reinflect(self, queries: Sequence[_Query], slots) -> dict[tuple[int, int], str]:
+        """New forms of the changed words: the reinflector's (see by_analogy), or with the
+        lexicon check the first of its candidates the language's dictionaries know with the new
+        gender and number (:meth:`_choose`)."""
         forms: dict[tuple[int, int], str] = {}
         fused = self.language.fused
-        neural_queries, neural_slots = [], []
+        neural_queries, neural_slots, originals, kept = [], [], [], []
         old_queries, rebuilt_of = [], {}  # rebuilt_of: neural query -> its old-features query
-        for (lemma, upos, features, tag, old_features), (b, index, original) in zip(queries, slots):
+        for query, (b, index, original) in zip(queries, slots):
             pair = fused.get(original.lower())
-            if pair and upos == "ADP":
-                article = self._article(pair[1], tag)
+            if pair and query.upos == "ADP":
+                article = self._article(pair[1], query.tag)
                 contracted = self.language.contract(pair[0], article)
                 forms[(b, index)] = match_case(original, contracted or f"{pair[0]} {article}")
                 continue
-            neural_queries.append((lemma.lower(), upos, features))
+            # an alternate form is reinflected from its full form (cet -> ce -> cette)
+            full = self.language.full_form(original.lower(), next(iter(gender_of(query.old_tag)), None))
+            neural_queries.append((query.lemma.lower(), query.upos, query.features))
             neural_slots.append((b, index, original))
-            if old_features is not None:
-                old_queries.append((lemma.lower(), upos, old_features))
+            originals.append(full)
+            kept.append(query)
+            if query.old_features is not None:
+                old_queries.append((query.lemma.lower(), query.upos, query.old_features))
                 rebuilt_of[len(neural_queries) - 1] = len(old_queries) - 1
-        if neural_queries:
-            if self.reinflector is None:
-                raise RuntimeError("a reinflector is needed to reinflect changed words")
-            # One batched call for the new forms and for the words as they stand (see by_analogy).
-            inflected = self.reinflector.inflect(neural_queries + old_queries)
-            new, rebuilt = inflected[: len(neural_queries)], inflected[len(neural_queries) :]
-            for k, ((b, index, original), form) in enumerate(zip(neural_slots, new)):
-                if k in rebuilt_of:
-                    form = by_analogy(original.lower(), rebuilt[rebuilt_of[k]], form)
-                forms[(b, index)] = match_case(original, form)
+        if not neural_queries:
+            return forms
+        if self.reinflector is None:
+            raise RuntimeError("a reinflector is needed to reinflect changed words")
+        # One batched call for the new forms and for the words as they stand (see by_analogy).
+        inflected = self.reinflector.inflect(neural_queries + old_queries)
+        new, rebuilt = inflected[: len(neural_queries)], inflected[len(neural_queries) :]
+        lists = []
+        for k, (form, full, query) in enumerate(zip(new, originals, kept)):
+            old = rebuilt[rebuilt_of[k]] if k in rebuilt_of else None
+            primary = by_analogy(full, old, form) if old is not None else form
+            if self.hunspell is None:
+                lists.append([primary])
+                continue
+            swapped = self.language.gender_candidates(
+                full,
+                next(iter(gender_of(query.old_tag)), ""),
+                next(iter(gender_of(query.tag)), ""),
+                "Plur" if "Number=Plur" in query.tag else "Sing",
+            )
+            # where the lemma does not rebuild the word (a parser's wrong lemma: *content* as
+            # *conter*), the word's own form with its ending swapped goes before the lemma's
+            lemma_rebuilds = old is None or old == full
+            ordered = [primary, form, *swapped] if lemma_rebuilds else [*swapped, primary, form]
+            lists.append(list(dict.fromkeys(c for c in ordered if c)))
+        chosen = self._choose(lists, [q.features for q in kept])
+        for (b, index, original), form in zip(neural_slots, chosen):
+            forms[(b, index)] = match_case(original, form)
         return forms
+
+    def _choose(self, lists: list[list[str]], features: list[dict]) -> list[str]:
+        """The first candidate of each list the dictionaries know with its gender and number; the
+        first of the list where none is (counted in ``lexicon_stats``, kept in ``unknown_forms``)."""
+        if self.hunspell is None:
+            return [candidates[0] for candidates in lists]
+        analyses = self.hunspell.analyses(c for candidates in lists for c in candidates)
+        chosen = []
+        for candidates, feats in zip(lists, features):
+            marks = self.language.hunspell_marks_gender
+            fit = next((c for c in candidates if agrees(analyses.get(c, ()), feats, marks_gender=marks)), None)
+            self.lexicon_stats["checked"] += 1
+            if fit is None:
+                self.lexicon_stats["unknown"] += 1
+                self.unknown_forms[candidates[0]] += 1
+                fit = candidates[0]
+            elif fit != candidates[0]:
+                self.lexicon_stats["vetoed"] += 1
+                self.vetoed_forms[(candidates[0], fit)] += 1
+            chosen.append(fit)
+        return chosen
 
     def _article(self, article: str, tag: Tag) -> str:
         gender = "Fem" if "Gender=Fem" in tag else "Masc"
         number = "Plur" if "Number=Plur" in tag else "Sing"
         return self.language.article(gender, number) or article
+
+
+def _uninvert_noun_phrases(ws: list[dict]) -> None:
+    """A NOUN attached as ``amod`` of an adjective heads it instead, with the adjective's place in
+    the tree and its determiners (a parser's inversion: *Cette nouvelle voisine*)."""
+    by_id = {int(w["id"]): w for w in ws}
+    for w in ws:
+        head = by_id.get(int(w["head"] or 0))
+        if w["upos"] in ("NOUN", "PROPN") and relation(w["deprel"]) == "amod" and head and head["upos"] == "ADJ":
+            w["head"], w["deprel"] = head["head"], head["deprel"]
+            head["head"], head["deprel"] = w["id"], "amod"
+            for other in ws:
+                if other is not w and other["head"] == head["id"] and relation(other["deprel"]) in ("det", "amod"):
+                    other["head"] = w["id"]
+
+
+def _controller_number(word: dict, ws: list[dict], children: dict[int, list[dict]]) -> str | None:
+    """The Number of the word `word` agrees with: its head noun (amod, det), else its subject, else
+    its copula or auxiliary, else its head (a verb or a conjoined predicate)."""
+    by_id = {int(w["id"]): w for w in ws}
+    head = by_id.get(int(word["head"] or 0))
+    own = children.get(int(word["id"]), [])
+    order = []
+    if relation(word["deprel"]) in ("amod", "det", "acl") and head is not None:
+        order.append(head)
+    order += [c for c in own if relation(c["deprel"]) == "nsubj"]
+    order += [c for c in own if relation(c["deprel"]) in ("cop", "aux")]
+    if head is not None:
+        order.append(head)
+    for candidate in order:
+        number = (candidate["feats"] or {}).get("Number")
+        if number in ("Sing", "Plur"):
+            return number
+    return None
 
 
 def _with_parts_of_speech(encoded: EncodedSentence, group: Sequence[Intervention]) -> EncodedSentence:
@@ -282,9 +527,10 @@ def interventions_for(
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
         intervention = gender_intervention(index, word, generator, new_gender, form=form, lemma=new_lemma)
-        if word["upos"] == "PROPN":
-            # a lower-case PROPN the list knows is a tagging slip for a person noun (spaCy: "los
-            # reyes" PROPN without features): the MRF reads a NOUN with the list's number
+        if word["upos"] in ("PROPN", "ADJ"):
+            # a lower-case PROPN or an ADJ used as a noun that the list knows is a tagging slip for
+            # a person noun (spaCy: "los reyes" PROPN without features, French "l'étudiant" ADJ):
+            # the MRF reads a NOUN with the list's number
             intervention.upos = "NOUN"
             if not any(sub.startswith("Number=") for sub in intervention.tag):
                 intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
@@ -344,9 +590,10 @@ def save_model(
 
 
 def load_model(
-    directory: Path, device: str = "cpu", threads: int | None = None
+    directory: Path, device: str = "cpu", threads: int | None = None, *, lexicon_check: bool = False
 ) -> tuple[CounterfactualGenerator, Gazetteer]:
-    """Load a folder written by `save_model`; a clear error when it is not one."""
+    """Load a folder written by `save_model`; a clear error when it is not one. `lexicon_check`:
+    see CounterfactualGenerator (the workflow leaves it off, `cdaflow cda` turns it on)."""
     if not directory.is_dir():
         raise FileNotFoundError(
             f"{directory}: model folder not found (the workflow writes results/morph_cda/<lang>/models/lin)"
@@ -365,5 +612,6 @@ def load_model(
         carry_gender=settings.get("carry_gender", False),
         # folders saved before the setting existed let every word change, as they did then
         inherent_gender=settings.get("inherent_gender", ()),
+        lexicon_check=lexicon_check,
     )
     return generator, Gazetteer.read(directory / "gazetteer.tsv")

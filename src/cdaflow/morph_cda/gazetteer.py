@@ -194,8 +194,9 @@ class Gazetteer:
 
         The word's own form, then its Gender feature decide the current gender: UD lemmatises
         feminine nouns to the masculine (niña → niño), so the lemma alone cannot. A common-gender
-        noun's gender comes from its Gender feature, else from its determiners and adjectives in
-        `sentence` (when given), else it is taken as masculine (the augmentation's convention).
+        noun's gender comes from its determiners, adjectives and predicate adjective in `sentence`
+        (when given and they agree), else from its Gender feature, else it is taken as masculine
+        (the augmentation's convention).
         """
         if word["upos"] == "ADJ" and not _used_as_noun(word, sentence):
             return None
@@ -210,7 +211,8 @@ class Gazetteer:
         found = None  # (masculine singular, current gender, number or None)
         if form in self.common or (form, "Masc") in singular_of and singular_of[(form, "Masc")] in self.common:
             masc = form if form in self.common else singular_of[(form, "Masc")]
-            found = (masc, gender or self._context_gender(word, sentence) or "Masc", "Sing" if form == masc else "Plur")
+            current = self._context_gender(word, sentence) or gender or "Masc"
+            found = (masc, current, "Sing" if form == masc else "Plur")
         elif form in self.to_fem:
             found = (form, "Masc", "Sing")
         elif form in self.to_masc:
@@ -220,7 +222,7 @@ class Gazetteer:
         elif (form, "Fem") in singular_of and singular_of[(form, "Fem")] in self.to_masc:
             found = (self.to_masc[singular_of[(form, "Fem")]], "Fem", "Plur")
         elif lemma in self.common:
-            found = (lemma, gender or self._context_gender(word, sentence) or "Masc", None)
+            found = (lemma, self._context_gender(word, sentence) or gender or "Masc", None)
         elif gender == "Masc" and lemma in self.to_fem:
             found = (lemma, "Masc", None)
         elif gender == "Fem" and lemma in self.to_masc:
@@ -254,13 +256,22 @@ class Gazetteer:
 
     @staticmethod
     def _context_gender(word: dict, sentence) -> str | None:
+        """The gender a common-gender noun's determiners, adjectives and predicate adjective show
+        (*cet élève*, *l'architecte est créative*), when they show one; the words around a
+        common-gender noun tell its gender better than a parser's guess on the noun itself."""
         if sentence is None:
             return None
+        ws = words(sentence)
         genders = {
             (dependent["feats"] or {}).get("Gender")
-            for dependent in words(sentence)
+            for dependent in ws
             if dependent["head"] == word["id"] and dependent["deprel"].split(":")[0] in ("det", "amod")
-        } - {None}
+        }
+        head = next((w for w in ws if w["id"] == word["head"]), None)
+        if head is not None and word["deprel"].split(":")[0] == "nsubj" and head["upos"] in ("ADJ", "VERB"):
+            if any(w["head"] == head["id"] and w["deprel"].split(":")[0] in ("cop", "aux") for w in ws):
+                genders.add((head["feats"] or {}).get("Gender"))
+        genders -= {None}
         return genders.pop() if len(genders) == 1 and genders <= set(GENDERS) else None
 
     # -- building -----------------------------------------------------------------------------

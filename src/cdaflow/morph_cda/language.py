@@ -16,6 +16,7 @@ one stops the run at start-up with one line naming the file and the key.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -110,8 +111,9 @@ class Language:
     code: str
     name: str
     source: Path
-    spacy: str | None
+    spacy_pipelines: tuple[str, ...]
     hunspell: tuple[str, ...]
+    hunspell_marks_gender: bool
     gazetteer: str | None
     articles: Mapping[str, tuple[tuple[str, str], ...]]  # form -> ((gender, number), ...)
     contractions: Mapping[tuple[str, str], str]  # (preposition, article) -> contracted
@@ -127,6 +129,16 @@ class Language:
     plurals: tuple[tuple[re.Pattern[str], str, str | None], ...]
     agent_suffixes: tuple[tuple[str, str], ...]
     multiword: Mapping[str, Any] = field(default_factory=dict)
+    gendered_forms: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # form -> (gender, number)
+    gender_endings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # number -> pairs
+
+    @property
+    def spacy(self) -> str | None:
+        """The spaCy pipeline for raw text: the first of the file's that is installed (else the first)."""
+        for name in self.spacy_pipelines:
+            if importlib.util.find_spec(name) is not None:
+                return name
+        return self.spacy_pipelines[0] if self.spacy_pipelines else None
 
     # -- articles and contractions -------------------------------------------------------
     def article(self, gender: str, number: str) -> str | None:
@@ -170,6 +182,31 @@ class Language:
                 if pronoun.forms[gender] == lowered:
                     return pronoun, None if pronoun.common else gender
         return None
+
+    def full_form(self, form: str, gender: str | None) -> str:
+        """The full form of an alternate one whatever follows (*cet* -> *ce*, *l'* -> *le*/*la*)."""
+        genders = [gender] if gender in GENDERS else list(GENDERS)
+        for alternation in self.alternations:
+            for g in genders:
+                for full, alternate in alternation.forms.get(g, {}).items():
+                    if alternate == form and alternate != full:
+                        return full
+        return form
+
+    def gender_candidates(self, form: str, old_gender: str, new_gender: str, number: str | None) -> list[str]:
+        """`form` (lower case) with its gender ending swapped, every way ``gender_endings`` allows,
+        longest ending first (*inquiet* -> *inquiète*, *inquiette*): candidates for the lexicon check."""
+        if old_gender == new_gender or {old_gender, new_gender} != set(GENDERS):
+            return []
+        pairs = self.gender_endings.get(number or "Sing", ())
+        out: list[str] = []
+        for masc, fem in sorted(pairs, key=lambda pair: -len(pair[0] if old_gender == "Masc" else pair[1])):
+            old, new = (masc, fem) if old_gender == "Masc" else (fem, masc)
+            if form.endswith(old) and len(form) > len(old):
+                candidate = form[: len(form) - len(old)] + new
+                if candidate not in out and candidate != form:
+                    out.append(candidate)
+        return out
 
     def alternate(self, form: str, gender: str | None, next_form: str, next_upos: str | None = None) -> str:
         """`form` as written before `next_form` after every alternation (lower case in, lower case out)."""
@@ -273,8 +310,9 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         code=data["code"],
         name=data["name"],
         source=path,
-        spacy=(data.get("parser") or {}).get("spacy"),
+        spacy_pipelines=_names((data.get("parser") or {}).get("spacy")),
         hunspell=tuple(data.get("hunspell", [])),
+        hunspell_marks_gender=bool(data.get("hunspell_marks_gender", False)),
         gazetteer=data.get("gazetteer"),
         articles={form.lower(): tags(value) for form, value in (data.get("articles") or {}).items()},
         contractions={
@@ -294,7 +332,15 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         plurals=plurals,
         agent_suffixes=tuple((m, f) for m, f in data.get("agent_suffixes", [])),
         multiword=dict(data.get("multiword", {})),
+        gendered_forms={form.lower(): tags(value)[0] for form, value in data.get("gendered_forms", {}).items()},
+        gender_endings={
+            number: tuple((m, f) for m, f in pairs) for number, pairs in (data.get("gender_endings") or {}).items()
+        },
     )
+
+
+def _names(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    return () if value is None else (value,) if isinstance(value, str) else tuple(value)
 
 
 def fused_forms(directory: Path | None = None) -> frozenset[str]:

@@ -117,15 +117,17 @@ class EncodedSentence:
     tags: np.ndarray
     framed_heads: np.ndarray | None = None
     frames: np.ndarray | None = None
-    fixed_expression: np.ndarray | None = None  # bool: the word heads a fixed expression
+    # bool: the word keeps its tag (it heads a fixed expression; the caller may add others, e.g.
+    # the participle of a perfect)
+    frozen: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.framed_heads is None:
             self.framed_heads = self.heads.copy()
         if self.frames is None:
             self.frames = np.zeros_like(self.heads)
-        if self.fixed_expression is None:
-            self.fixed_expression = np.zeros(len(self.heads), dtype=bool)
+        if self.frozen is None:
+            self.frozen = np.zeros(len(self.heads), dtype=bool)
 
 
 def _predicate_frame(children: list[dict], be_lemmas: Collection[str]) -> str:
@@ -223,7 +225,13 @@ def arc_frames(ws: Sequence[dict], be_lemmas: Collection[str] | None = None) -> 
 
 def encode(sentence: Sentence, inventory: TagInventory, be_lemmas: Collection[str] | None = None) -> EncodedSentence:
     """A sentence's arrays; `be_lemmas` as :func:`arc_frames` reads them."""
-    ws = words(sentence)
+    return encode_words(words(sentence), inventory, be_lemmas)
+
+
+def encode_words(
+    ws: Sequence[dict], inventory: TagInventory, be_lemmas: Collection[str] | None = None
+) -> EncodedSentence:
+    """:func:`encode` of a sentence's syntactic words (copies whose features a caller repaired)."""
     framed_heads, frames = arc_frames(ws, be_lemmas)
     return EncodedSentence(
         heads=np.array([int(w["head"] or 0) for w in ws], dtype=np.int64),
@@ -235,7 +243,7 @@ def encode(sentence: Sentence, inventory: TagInventory, be_lemmas: Collection[st
         ),
         framed_heads=framed_heads,
         frames=frames,
-        fixed_expression=np.array(
+        frozen=np.array(
             [any(relation(c["deprel"]) == "fixed" and c["head"] == w["id"] for c in ws) for w in ws], dtype=bool
         ),
     )
@@ -259,7 +267,7 @@ class Batch:
     size: int
     framed_trees: TreeBatch | None = None
     framed_type: Tensor | None = None  # [B, N] ((head POS, dependent POS, relation), frame) id
-    fixed_expression: Tensor | None = None  # [B, N] bool: the word heads a fixed expression
+    frozen: Tensor | None = None  # [B, N] bool: the word keeps its tag (EncodedSentence.frozen)
 
     @classmethod
     def build(cls, sentences: Sequence[EncodedSentence], device: torch.device | str = "cpu") -> Batch:
@@ -275,14 +283,14 @@ class Batch:
         head_pos = np.zeros((b, n), dtype=np.int64)
         framed_head_pos = np.zeros((b, n), dtype=np.int64)
         frames = np.zeros((b, n), dtype=np.int64)
-        fixed_expression = np.zeros((b, n), dtype=bool)
+        frozen = np.zeros((b, n), dtype=bool)
         for i, s in enumerate(sentences):
             length = len(s.heads)
             pos[i, :length], rel[i, :length], tags[i, :length] = s.pos, s.rel, s.tags
             head_pos[i, :length] = np.where(s.heads > 0, s.pos[np.maximum(s.heads - 1, 0)], 0)
             framed_head_pos[i, :length] = np.where(s.framed_heads > 0, s.pos[np.maximum(s.framed_heads - 1, 0)], 0)
             frames[i, :length] = s.frames
-            fixed_expression[i, :length] = s.fixed_expression
+            frozen[i, :length] = s.frozen
         triple = (head_pos * N_POS + pos) * N_REL + rel
         # relayed arcs (conj, xcomp, advcl, an adjective's obj) are one relation: a predicative
         # complement of the subject, whatever the parser called it
@@ -293,7 +301,7 @@ class Batch:
             return torch.as_tensor(a, device=device)
 
         return cls(
-            trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type), t(fixed_expression)
+            trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type), t(frozen)
         )
 
 
@@ -441,9 +449,10 @@ class AgreementMRF(nn.Module):
         in UD; without a carrier nothing links *el* to *profesor*.
 
         Words of a part of speech in `inherent_gender` (nouns: their gender is their own, not
-        agreement), and with it the heads of fixed expressions (*un poco lenta*: *un* is part of
-        an adverb), keep their tag unless an intervention fixes it. Otherwise a noun linked by a
-        weak arc (*nmod*, *conj*) flips with its whole noun phrase once α is low enough for
+        agreement) and the batch's ``frozen`` words (heads of fixed expressions, *un poco lenta*:
+        *un* is part of an adverb; the caller's others) keep their tag unless an intervention
+        fixes it. Otherwise a noun linked by a weak arc (*nmod*, *conj*) flips with its whole
+        noun phrase once α is low enough for
         the chains of agreement the counterfactual needs (*estaba cansado y contento*).
         """
         edge = self.edge_potentials(batch)
@@ -465,11 +474,13 @@ class AgreementMRF(nn.Module):
             # its other arcs (*es* ← *mejor*), and *el mejor* stays masculine.
             clamp = torch.where(carriers.any(-1, keepdim=True), carriers, clamp)
             unary.masked_fill_(carriers, log_alpha)
+        keep = torch.zeros(b, n, dtype=torch.bool, device=device)
         if inherent_gender:
             inherent = torch.tensor([POS_INDEX[p] for p in inherent_gender], device=device)
-            keep = torch.isin(batch.dep_pos.to(device), inherent)  # [B, N]
-            if batch.fixed_expression is not None:  # un poco, a pesar de: an adverb, not agreement
-                keep |= batch.fixed_expression.to(device)
+            keep |= torch.isin(batch.dep_pos.to(device), inherent)  # [B, N]
+        if batch.frozen is not None:  # un poco, a pesar de (an adverb), ha elegido (a perfect)
+            keep |= batch.frozen.to(device)
+        if keep.any():
             own = torch.nn.functional.one_hot(batch.tags.to(device), k).bool()
             clamp = torch.where(keep.unsqueeze(-1), own, clamp)
         for i, pairs in enumerate(fixed):

@@ -1,0 +1,111 @@
+"""Everyday-text behaviour of the CDA pipeline on hand-made trees: pre-vocalic forms and elision,
+features a parser leaves out, participles that never agree, inverted noun phrases."""
+
+import pytest
+
+from cdaflow.io.conllu import parse_conllu_string, words
+from cdaflow.morph_cda.cda import CounterfactualGenerator, Intervention
+from cdaflow.morph_cda.model import AgreementMRF
+from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
+from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+
+MS, FS = "Gender=Masc|Number=Sing", "Gender=Fem|Number=Sing"
+
+
+def tree(text: str, *rows: tuple) -> str:
+    """CoNLL-U of (form, lemma, upos, feats, head, deprel) rows; the last one has no space after."""
+    lines = [f"# text = {text}"]
+    for i, (form, lemma, upos, feats, head, deprel) in enumerate(rows, 1):
+        misc = "SpaceAfter=No" if form.endswith("'") or i == len(rows) - 1 else "_"
+        lines.append(f"{i}\t{form}\t{lemma}\t{upos}\t_\t{feats or '_'}\t{head}\t{deprel}\t_\t{misc}")
+    return "\n".join(lines) + "\n\n"
+
+
+# The forms the French lexicon learns from.
+FRENCH_LEXICON = (
+    tree("La femme est grande.", ("La", "le", "DET", FS, 2, "det"), ("femme", "femme", "NOUN", FS, 4, "nsubj"),
+         ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"), ("grande", "grand", "ADJ", FS, 0, "root"),
+         (".", ".", "PUNCT", "", 4, "punct"))
+    + tree("Le homme est grand.", ("Le", "le", "DET", MS, 2, "det"), ("homme", "homme", "NOUN", MS, 4, "nsubj"),
+           ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"), ("grand", "grand", "ADJ", MS, 0, "root"),
+           (".", ".", "PUNCT", "", 4, "punct"))
+    + tree("Ce ami et cette amie.", ("Ce", "ce", "DET", MS, 2, "det"), ("ami", "ami", "NOUN", MS, 0, "root"),
+           ("et", "et", "CCONJ", "", 5, "cc"), ("cette", "ce", "DET", FS, 5, "det"),
+           ("amie", "ami", "NOUN", FS, 2, "conj"), (".", ".", "PUNCT", "", 2, "punct"))
+)
+
+
+@pytest.fixture(scope="module")
+def french():
+    sentences = parse_conllu_string(FRENCH_LEXICON)
+    reinflector = Reinflector.train(examples_from_sentences(sentences), epochs=1, batch_size=4, seed=0)
+    inventory = TagInventory.from_tags(tag_from_feats(w["feats"]) for s in sentences for w in words(s))
+    return CounterfactualGenerator(AgreementMRF(inventory, "base", "fr"), reinflector, "fr", log_alpha=1.0)
+
+
+def generate(generator, conllu: str, index: int, tag: tuple, form: str) -> str:
+    (sentence,) = parse_conllu_string(conllu)
+    (result,) = generator.generate([sentence], [[Intervention(index, tag, form=form)]])
+    return result.counterfactual
+
+
+def test_elision_and_pre_vocalic_forms(french):
+    woman = tree("La femme est grande.", ("La", "le", "DET", FS, 2, "det"), ("femme", "femme", "NOUN", FS, 4, "nsubj"),
+                 ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"), ("grande", "grand", "ADJ", FS, 0, "root"),
+                 (".", ".", "PUNCT", "", 4, "punct"))
+    assert generate(french, woman, 1, ("Gender=Masc", "Number=Sing"), "homme") == "L'homme est grand."
+    man = tree("L'homme est grand.", ("L'", "le", "DET", MS, 2, "det"), ("homme", "homme", "NOUN", MS, 4, "nsubj"),
+               ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"), ("grand", "grand", "ADJ", MS, 0, "root"),
+               (".", ".", "PUNCT", "", 4, "punct"))
+    assert generate(french, man, 1, ("Gender=Fem", "Number=Sing"), "femme") == "La femme est grande."
+    # spaCy leaves "cette" a gender, "ce" none: the form tells it (the language file's gendered_forms)
+    friend = tree("Cette amie est grande.", ("Cette", "ce", "DET", "Number=Sing", 2, "det"),
+                  ("amie", "ami", "NOUN", FS, 4, "nsubj"), ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"),
+                  ("grande", "grand", "ADJ", FS, 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
+    assert generate(french, friend, 1, ("Gender=Masc", "Number=Sing"), "ami") == "Cet ami est grand."
+
+
+def test_a_missing_number_comes_from_the_controller(french):
+    # "grande" without Number (spaCy gives none to many predicate adjectives): the copula's is taken
+    sentence = tree("La femme est grande.", ("La", "le", "DET", FS, 2, "det"),
+                    ("femme", "femme", "NOUN", FS, 4, "nsubj"),
+                    ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"),
+                    ("grande", "grand", "ADJ", "Gender=Fem", 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
+    (parsed,) = parse_conllu_string(sentence)
+    assert french.analyse(parsed)[3]["feats"] == {"Gender": "Fem", "Number": "Sing"}
+    assert parsed[3]["feats"] == {"Gender": "Fem"}  # the sentence itself is left as it was
+
+
+def test_an_inverted_noun_phrase_is_set_right(french):
+    # spaCy: "Cette nouvelle voisine est charmante" with nouvelle as subject and voisine its amod
+    sentence = tree("Cette nouvelle voisine est là.", ("Cette", "ce", "DET", FS, 2, "det"),
+                    ("nouvelle", "nouveau", "ADJ", FS, 5, "nsubj"), ("voisine", "voisin", "NOUN", FS, 2, "amod"),
+                    ("est", "être", "AUX", "Number=Sing|Person=3", 5, "cop"), ("là", "là", "ADV", "", 0, "root"),
+                    (".", ".", "PUNCT", "", 5, "punct"))
+    (parsed,) = parse_conllu_string(sentence)
+    ws = french.analyse(parsed)
+    assert [(w["form"], w["head"], w["deprel"]) for w in ws[:3]] == [
+        ("Cette", 3, "det"), ("nouvelle", 3, "amod"), ("voisine", 5, "nsubj")
+    ]
+
+
+def test_participles_of_perfects_never_agree():
+    """El ministro ha sido acusado: acusado agrees (a passive), sido never does (never *sida*); in
+    ha elegido the participle of the perfect does not either."""
+    from tests.morph_cda.test_cda import LEXICON
+
+    sentences = parse_conllu_string(LEXICON)
+    reinflector = Reinflector.train(examples_from_sentences(sentences), epochs=1, batch_size=4, seed=0)
+    inventory = TagInventory.from_tags(tag_from_feats(w["feats"]) for s in sentences for w in words(s))
+    generator = CounterfactualGenerator(AgreementMRF(inventory, "base", "es"), reinflector, "es", log_alpha=1.0)
+    part = "Gender=Masc|Number=Sing|VerbForm=Part"
+    passive = tree("El ministro ha sido acusado.", ("El", "el", "DET", MS, 2, "det"),
+                   ("ministro", "ministro", "NOUN", MS, 5, "nsubj:pass"),
+                   ("ha", "haber", "AUX", "Number=Sing", 5, "aux"),
+                   ("sido", "ser", "AUX", part, 5, "aux:pass"), ("acusado", "acusar", "VERB", part, 0, "root"),
+                   (".", ".", "PUNCT", "", 5, "punct"))
+    perfect = tree("El ministro ha elegido.", ("El", "el", "DET", MS, 2, "det"),
+                   ("ministro", "ministro", "NOUN", MS, 4, "nsubj"), ("ha", "haber", "AUX", "Number=Sing", 4, "aux"),
+                   ("elegido", "elegir", "VERB", part, 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
+    assert generator.frozen(words(parse_conllu_string(passive)[0])) == [False, False, False, True, False, False]
+    assert generator.frozen(words(parse_conllu_string(perfect)[0])) == [False, False, False, True, False]
