@@ -35,6 +35,14 @@ CONSTRUCTIONS = (
     "two_animate",
     "common_gender",
     "epicene",
+    "pronoun",
+    "perfect",
+    "quantifier",
+    "headless",
+    "stressed_a",
+    "demonstrative",
+    "title",
+    "agent_noun",
 )
 
 

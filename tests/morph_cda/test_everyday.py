@@ -58,7 +58,7 @@ def test_elision_and_pre_vocalic_forms(french):
                ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"), ("grand", "grand", "ADJ", MS, 0, "root"),
                (".", ".", "PUNCT", "", 4, "punct"))
     assert generate(french, man, 1, ("Gender=Fem", "Number=Sing"), "femme") == "La femme est grande."
-    # spaCy leaves "cette" a gender, "ce" none: the form tells it (the language file's gendered_forms)
+    # spaCy leaves "cette" a gender, "ce" none: the form tells it (the language file's paradigms)
     friend = tree("Cette amie est grande.", ("Cette", "ce", "DET", "Number=Sing", 2, "det"),
                   ("amie", "ami", "NOUN", FS, 4, "nsubj"), ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"),
                   ("grande", "grand", "ADJ", FS, 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
@@ -109,3 +109,86 @@ def test_participles_of_perfects_never_agree():
                    ("elegido", "elegir", "VERB", part, 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
     assert generator.frozen(words(parse_conllu_string(passive)[0])) == [False, False, False, True, False, False]
     assert generator.frozen(words(parse_conllu_string(perfect)[0])) == [False, False, False, True, False]
+
+
+@pytest.fixture(scope="module")
+def spanish_generator():
+    from tests.morph_cda.test_cda import LEXICON
+
+    sentences = parse_conllu_string(LEXICON)
+    reinflector = Reinflector.train(examples_from_sentences(sentences), epochs=1, batch_size=4, seed=0)
+    tags = [tag_from_feats(w["feats"]) for s in sentences for w in words(s)]
+    inventory = TagInventory.from_tags(tags + [("Gender=Masc", "Number=Plur"), ("Gender=Fem", "Number=Plur")])
+    return CounterfactualGenerator(AgreementMRF(inventory, "base", "es"), reinflector, "es", log_alpha=1.0)
+
+
+COP = "Number=Sing|Person=3"
+
+
+def test_the_article_of_a_headless_relative_goes_with_the_subject(spanish_generator):
+    # spaCy: "Mi vecino es el que vive arriba" with "el" a det of "vive"
+    sentence = tree("Mi vecino es el que vive arriba.", ("Mi", "mi", "DET", "Number=Sing", 2, "det"),
+                    ("vecino", "vecino", "NOUN", MS, 3, "nsubj"), ("es", "ser", "AUX", COP, 0, "root"),
+                    ("el", "el", "DET", MS, 6, "det"), ("que", "que", "PRON", "PronType=Rel", 6, "nsubj"),
+                    ("vive", "vivir", "VERB", COP, 3, "ccomp"), ("arriba", "arriba", "ADV", "", 6, "advmod"),
+                    (".", ".", "PUNCT", "", 3, "punct"))
+    (parsed,) = parse_conllu_string(sentence)
+    ws = spanish_generator.analyse(parsed, {1})
+    assert (ws[3]["head"], ws[3]["deprel"]) == (2, "det")
+
+
+def test_a_possessive_after_a_noun_is_its_determiner(spanish_generator):
+    # spaCy: "Una compañera tuya llamó" with "tuya" a preposition and no features
+    sentence = tree("Una compañera tuya llamó.", ("Una", "uno", "DET", FS, 2, "det"),
+                    ("compañera", "compañero", "NOUN", FS, 4, "nsubj"), ("tuya", "tuyo", "ADP", "", 2, "advmod"),
+                    ("llamó", "llamar", "VERB", COP, 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
+    (parsed,) = parse_conllu_string(sentence)
+    tuya = spanish_generator.analyse(parsed, {1})[2]
+    assert (tuya["upos"], tuya["deprel"], tuya["feats"]) == ("DET", "det", {"Gender": "Fem", "Number": "Sing"})
+
+
+def test_a_mis_tagged_conjunct_of_an_adjective_is_an_adjective(spanish_generator):
+    # spaCy: "Mi tío está sano y salvo" with "salvo" a preposition
+    sentence = tree("Mi tío está sano y salvo.", ("Mi", "mi", "DET", "Number=Sing", 2, "det"),
+                    ("tío", "tío", "NOUN", MS, 4, "nsubj"), ("está", "estar", "AUX", COP, 4, "cop"),
+                    ("sano", "sano", "ADJ", MS, 0, "root"), ("y", "y", "CCONJ", "", 6, "cc"),
+                    ("salvo", "salvo", "ADP", "", 4, "conj"), (".", ".", "PUNCT", "", 4, "punct"))
+    (parsed,) = parse_conllu_string(sentence)
+    salvo = spanish_generator.analyse(parsed, {1})[5]
+    assert (salvo["upos"], salvo["feats"]) == ("ADJ", {"Gender": "Masc", "Number": "Sing"})
+
+
+def test_closed_class_words_take_their_listed_forms(spanish_generator):
+    # a capitalised demonstrative pronoun tagged a name keeps its accent: Aquél -> Aquélla
+    sentence = tree("Aquél es mi vecino.", ("Aquél", "Aquél", "PROPN", "", 4, "nsubj"),
+                    ("es", "ser", "AUX", COP, 4, "cop"), ("mi", "mi", "DET", "Number=Sing", 4, "det"),
+                    ("vecino", "vecino", "NOUN", MS, 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
+    (parsed,) = parse_conllu_string(sentence)
+    ws = spanish_generator.analyse(parsed, {3})
+    assert (ws[0]["upos"], ws[0]["feats"]) == ("PRON", {"Gender": "Masc", "Number": "Sing"})
+    from cdaflow.morph_cda.language import load
+
+    assert load("es").paradigm_form("aquél", "Fem", "Sing") == "aquélla"
+
+
+class _Dictionary:
+    """A stand-in for Hunspell: the words it knows, without analyses (as the Spanish one)."""
+
+    def __init__(self, known):
+        self.words = set(known)
+
+    def analyses(self, words):
+        return {w: ((frozenset({f"st:{w}"}),) if w in self.words else ()) for w in words}
+
+    def known(self, words):
+        return {w for w in words if w in self.words}
+
+
+def test_a_form_of_the_other_gender_is_passed_over(spanish_generator, monkeypatch):
+    """Without gender in the dictionary, *cansadas* for a masculine is passed over when *cansados*
+    exists; an invariable comparative (*mejor*) is left as it is."""
+    monkeypatch.setattr(spanish_generator, "hunspell", _Dictionary({"cansadas", "cansados", "mejor", "mejora"}))
+    masc_plural = {"Gender": "Masc", "Number": "Plur"}
+    assert spanish_generator._choose([["cansadas", "cansados"]], [masc_plural]) == ["cansados"]
+    assert spanish_generator._gender_by_ending("cansadas", {"Number": "Plur"}) == "Fem"
+    assert spanish_generator._gender_by_ending("mejor", {"Number": "Sing"}) is None

@@ -6,9 +6,9 @@
 # writes results/morph_cda/<lang>/<stage>/ or a named table; models/ holds the folders `cdaflow cda` reads.
 
 
-from cdaflow.morph_cda.language import LANGUAGES_DIR as MORPH_LANGUAGE_FILES
-
 MORPH = config["studies"]["morph_cda"]
+# Each language's knowledge (cdaflow.morph_cda.language), checked at start-up by the config check.
+MORPH_LANGUAGE_FILES = "resources/morph_cda/languages"
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
 LM_CORPORA = ("original", "swap", "mrf")

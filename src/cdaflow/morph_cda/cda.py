@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,7 @@ class CounterfactualGenerator:
         self.mrf = mrf
         self.reinflector = reinflector
         self._adjectives: frozenset[str] | None = None  # lemmas the reinflection lexicon has as ADJ
+        self._adjective_forms: dict[str, set[tuple]] | None = None  # forms it has as ADJ, their features
         self.lang = lang
         self.language = languages.load(lang)  # the language file: fails here, not midway, if absent
         self.log_alpha = log_alpha
@@ -117,46 +118,213 @@ class CounterfactualGenerator:
         return tag
 
     # -- analysis ---------------------------------------------------------------------------
-    def analyse(self, sentence: Sentence) -> list[dict]:
-        """The sentence's syntactic words with the agreement features a parser left out (copies
-        where repaired; the sentence itself is not changed):
+    def analyse(self, sentence: Sentence, nouns: Collection[int] = ()) -> list[dict]:
+        """The sentence's syntactic words as agreement needs them, where a parser got them wrong
+        (copies; the sentence itself is not changed). `nouns`: 0-based indices of the person nouns
+        the gazetteer found in it (the interventions' words).
 
-        * a determiner whose form shows its gender and number (the language file's
-          ``gendered_forms``: spaCy's French *mon*, *ce* come without a gender);
-        * a predicate tagged as a finite verb under a copula (spaCy: *est fatigué* as a verb in
-          the first person) is a participle or adjective: person, mood and tense go;
-        * with the lexicon check, an adjective or participle without gender or number takes what
-          every dictionary analysis of its form agrees on (French *fatigué*: masculine singular);
-        * a word with a gender but no number takes its controller's number (*étaient furieux*);
-        * a noun a parser made the adjective's modifier (*nouvelle* ← amod *voisine*: UD has no
-          nominal amod) heads its adjective again.
+        The tree: a person noun heads its noun phrase (spaCy: *La diosa griega* with *diosa* an
+        amod of *griega*; *Cette nouvelle voisine* with *voisine* an amod of *nouvelle*), is the
+        subject or object of the verb it was made an amod of (*La vecina parecía*), and takes the
+        determiner before it; a long possessive after a noun modifies it (*un primo suyo*); the
+        article of a headless relative goes with the noun across the copula (*es el que vive
+        arriba*); a conjunct of an adjectival modifier modifies the same noun (*alto y moreno*).
+
+        The features: a determiner or pronoun whose form its paradigm (language file) tags gets
+        that gender and number (French *mon*, Spanish *Aquél* tagged a name); a possessive has no
+        person of its own (the possessor's); a predicate under a copula tagged a verb, a lower-case
+        "name" or a verb, preposition or noun coordinated with an adjective is an adjective
+        (*estaba enfermo*, *niño travieso*, *sano y salvo*), with the gender and number the
+        reinflection lexicon attests for its form, or the dictionary gives it (lexicon check), or
+        its controller's; a word with a gender but no number takes its controller's number; an
+        invariant participle (:meth:`frozen`) carries no agreement.
         """
-        ws = words(sentence)
-        repaired = [dict(w, feats=dict(w["feats"] or {})) for w in ws]
-        _uninvert_noun_phrases(repaired)
+        ws = [dict(w, feats=dict(w["feats"] or {})) for w in words(sentence)]
+        for index in nouns:
+            ws[index]["upos"] = "NOUN"
+        nouns = set(nouns)
+        _uninvert_noun_phrases(ws, nouns)
+        _attach_nouns_and_determiners(ws, nouns)
+        self._attach_postnominal_possessives(ws)
+        self._attach_headless_articles(ws)
         children: dict[int, list[dict]] = {}
-        for w in repaired:
+        for w in ws:
             children.setdefault(int(w["head"] or 0), []).append(w)
+        by_id = {int(w["id"]): w for w in ws}
         features = set(self.inventory.features)
-        for w in repaired:
+        for index, w in enumerate(ws):
             feats = w["feats"]
-            known = self.language.gendered_forms.get(w["form"].lower())
+            known = self.language.paradigm_tag(w["form"])
+            if known and w["upos"] == "PROPN":  # spaCy: a capitalised Aquél as a name
+                w["upos"] = "PRON"
             if known and w["upos"] in ("DET", "PRON", "ADJ") and "Gender" not in feats:
                 feats["Gender"], feats["Number"] = known
+            if feats.get("Poss") == "Yes":
+                feats.pop("Person", None)
             relations = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
-            if w["upos"] in ("VERB", "AUX") and "cop" in relations and feats.get("VerbForm") == "Fin":
-                for name in ("Person", "Mood", "Tense", "VerbForm"):
-                    feats.pop(name, None)
-                feats["VerbForm"] = "Part"
+            head = by_id.get(int(w["head"] or 0))
+            slip = (
+                (w["upos"] in ("VERB", "AUX") and "cop" in relations)
+                or (w["upos"] == "PROPN" and w["form"].islower() and relation(w["deprel"]) in ("amod", "xcomp"))
+            )
+            if slip and index not in nouns:
+                self._as_adjective(w, head if relation(w["deprel"]) == "amod" else None)
+        for w in ws:  # a bare noun right after a person noun modifies it: el abuelo enfermo
+            head = by_id.get(int(w["head"] or 0))
+            if (
+                w["upos"] == "NOUN"
+                and ws.index(w) not in nouns
+                and relation(w["deprel"]) in ("appos", "amod")
+                and head is not None
+                and ws.index(head) in nouns
+                and not {relation(c["deprel"]) for c in children.get(int(w["id"]), [])} & {"det", "case"}
+                and (
+                    self._attested_adjective(w["form"].lower()) or self._gender_by_ending(w["form"].lower(), w["feats"])
+                )
+            ):
+                self._as_adjective(w, head)
+                w["deprel"] = "amod"
+        for index, w in enumerate(ws):  # a bare predicate noun that is an adjective: es bajita y cariñosa
+            own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            if w["upos"] == "NOUN" and index not in nouns and "cop" in own and "det" not in own:
+                coordinated = any(
+                    relation(c["deprel"]) == "conj" and c["upos"] == "ADJ" for c in children.get(int(w["id"]), [])
+                )
+                if coordinated or self._gender_by_ending(w["form"].lower(), w["feats"]):
+                    self._as_adjective(w, None)
+        self._repair_conjuncts(ws, children)
+        for w in ws:
+            if (w["upos"] == "ADJ" or w["feats"].get("VerbForm") == "Part") and "Gender" not in w["feats"]:
+                form = w["form"].lower()
+                attested = self._attested_adjective(form)
+                gender = attested[1].get("Gender") if attested else self._gender_by_ending(form, w["feats"])
+                if gender:
+                    w["feats"]["Gender"] = gender
         if self.hunspell is not None:
-            self._features_from_lexicon(repaired, features)
+            self._features_from_lexicon(ws, features)
         if "Number" in features:
-            for w in repaired:
+            for w in ws:
                 if "Gender" in w["feats"] and "Number" not in w["feats"]:
-                    number = _controller_number(w, repaired, children)
+                    number = _controller_number(w, ws, children)
                     if number:
                         w["feats"]["Number"] = number
-        return repaired
+        for w, frozen in zip(ws, self.frozen(ws)):
+            if frozen:  # an invariant participle carries no agreement: what agrees passes it by
+                w["feats"].pop("Gender", None)
+                w["feats"].pop("Number", None)
+        _conjuncts_of_modifiers(ws)
+        return ws
+
+    def _as_adjective(self, w: dict, source: dict | None) -> None:
+        """Read a mis-tagged word as an adjective: the lemma, gender and number the reinflection
+        lexicon attests for its form, else `source`'s gender and number (the word it agrees with)."""
+        w["upos"] = "ADJ"
+        for name in ("Person", "Mood", "Tense", "VerbForm"):
+            w["feats"].pop(name, None)
+        attested = self._attested_adjective(w["form"].lower())
+        if attested is not None:
+            w["lemma"] = attested[0]
+            for name in ("Gender", "Number"):
+                w["feats"].pop(name, None)
+            w["feats"].update(attested[1])
+        elif source is not None:
+            for name in ("Gender", "Number"):
+                if name in (source["feats"] or {}):
+                    w["feats"][name] = source["feats"][name]
+
+    def _attach_postnominal_possessives(self, ws: list[dict]) -> None:
+        """A possessive of the language's paradigms right after a noun modifies it (spaCy: *Un
+        primo suyo vive* with *suyo* as the subject)."""
+        for before, w in zip(ws, ws[1:]):
+            if (
+                before["upos"] in ("NOUN", "PROPN")
+                and self.language.paradigm_tag(w["form"])
+                and relation(w["deprel"]) not in ("det", "root")
+                and not _below(before, w, ws)
+            ):
+                # a determiner of the noun (spaCy: "tuya" as a preposition, "tuyo" as an adjective)
+                w["head"], w["deprel"], w["upos"] = before["id"], "det", "DET"
+
+    def _attach_headless_articles(self, ws: list[dict]) -> None:
+        """The article of a headless relative agrees with the noun across the copula: *Mi vecino
+        es el que vive arriba* (spaCy: *el* a det of *vive*). It becomes a det of that noun."""
+        by_id = {int(w["id"]): w for w in ws}
+        for w in ws:
+            verb = by_id.get(int(w["head"] or 0))
+            if (
+                w["upos"] not in ("DET", "PRON")
+                or self.language.article_tag(w["form"]) is None
+                or relation(w["deprel"]) != "det"
+                or verb is None
+                or verb["upos"] not in ("VERB", "AUX")
+                or not any(c["head"] == verb["id"] and _is_relative_word(c) for c in ws)
+            ):
+                continue
+            head = by_id.get(int(verb["head"] or 0))
+            referent = None
+            if head is not None and head["upos"] in ("NOUN", "PROPN", "PRON"):
+                referent = head  # the relative is a subject of a predicate noun: *el que estudia es mi hijo*
+            elif head is not None:
+                referent = next(
+                    (
+                        c
+                        for c in ws
+                        if c["head"] == head["id"] and relation(c["deprel"]) == "nsubj" and c is not verb
+                        and c["upos"] in ("NOUN", "PROPN", "PRON")
+                    ),
+                    None,
+                )
+            if referent is not None:
+                w["head"], w["deprel"] = referent["id"], "det"
+
+    def _repair_conjuncts(self, ws: list[dict], children: dict[int, list[dict]]) -> None:
+        """A conjunct of an adjective that a parser tagged as something else (spaCy: *sano y salvo*
+        with *salvo* a preposition, *agotado y dolorido* with *dolorido* a finite verb, *sucias y
+        cansadas* with *cansadas* a noun) is an adjective, agreeing as its first conjunct does."""
+        by_id = {int(w["id"]): w for w in ws}
+        for w in ws:
+            head = by_id.get(int(w["head"] or 0))
+            if relation(w["deprel"]) != "conj" or head is None or not _agreeing(head) or w["upos"] == "ADJ":
+                continue
+            own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            if own & {"det", "case", "nsubj", "cop", "obj"}:
+                continue
+            if w["upos"] == "VERB" and w["feats"].get("VerbForm") == "Part":
+                continue
+            self._as_adjective(w, head)
+
+    def _gender_by_ending(self, form: str, feats: dict) -> str | None:
+        """The gender a form's ending shows, when the form with the other gender's ending is a word
+        the dictionaries know (*contentas*: feminine, as *contentos* exists); None without the
+        lexicon check."""
+        if self.hunspell is None or form in self.language.invariable:
+            return None
+        number = feats.get("Number", "Plur" if form.endswith("s") else "Sing")
+        found = []
+        for gender, other in (("Masc", "Fem"), ("Fem", "Masc")):
+            swapped = self.language.gender_candidates(form, gender, other, number)
+            if swapped and self.hunspell.known(swapped):
+                found.append(gender)
+        return found[0] if len(found) == 1 else None
+
+    def _attested_adjective(self, form: str) -> tuple[str, dict[str, str]] | None:
+        """(lemma, gender and number) of an adjective form the reinflection lexicon attests with one
+        analysis (no gender or number for an attested invariable form), else None."""
+        lexicon = getattr(self.reinflector, "lexicon", None)
+        if lexicon is None:
+            return None
+        if self._adjective_forms is None:
+            table: dict[str, set[tuple]] = {}
+            for lemma, upos, feats, written, _count in lexicon.entries():
+                if upos == "ADJ":
+                    agreement = tuple(f for f in feats if f.split("=")[0] in ("Gender", "Number"))
+                    table.setdefault(written, set()).add((lemma, agreement))
+            self._adjective_forms = table
+        readings = self._adjective_forms.get(form)
+        if not readings or len({agreement for _, agreement in readings}) != 1:
+            return None
+        lemma, agreement = min(readings)
+        return lemma, dict(f.split("=", 1) for f in agreement)
 
     def _features_from_lexicon(self, ws: list[dict], features: set[str]) -> None:
         """Gender and number of adjectives, participles and predicates as the dictionary gives
@@ -277,10 +445,13 @@ class CounterfactualGenerator:
         # Corpus augmentation sends one sentence several times (one copy per gender
         # combination): encode each distinct sentence once.
         cache: dict[int, Any] = {}
+        nouns: dict[int, set[int]] = {}  # the person nouns of each distinct sentence
+        for sentence, group in zip(sentences, interventions):
+            nouns.setdefault(id(sentence), set()).update(i.index for i in group)
         encoded, analysed = [], []
         for sentence, group in zip(sentences, interventions):
             if id(sentence) not in cache:
-                ws = self.analyse(sentence)
+                ws = self.analyse(sentence, nouns[id(sentence)])
                 cache[id(sentence)] = (self._encode(sentence, ws), ws)
             one, ws = cache[id(sentence)]
             encoded.append(_with_parts_of_speech(one, group))
@@ -399,15 +570,15 @@ class CounterfactualGenerator:
         for k, (form, full, query) in enumerate(zip(new, originals, kept)):
             old = rebuilt[rebuilt_of[k]] if k in rebuilt_of else None
             primary = by_analogy(full, old, form) if old is not None else form
+            gender, number = next(iter(gender_of(query.tag)), ""), "Plur" if "Number=Plur" in query.tag else "Sing"
+            listed = self.language.paradigm_form(full, gender, number)  # éste -> ésta, as written
+            if listed or full in self.language.invariable:
+                lists.append([listed or full])
+                continue
             if self.hunspell is None:
                 lists.append([primary])
                 continue
-            swapped = self.language.gender_candidates(
-                full,
-                next(iter(gender_of(query.old_tag)), ""),
-                next(iter(gender_of(query.tag)), ""),
-                "Plur" if "Number=Plur" in query.tag else "Sing",
-            )
+            swapped = self.language.gender_candidates(full, next(iter(gender_of(query.old_tag)), ""), gender, number)
             # where the lemma does not rebuild the word (a parser's wrong lemma: *content* as
             # *conter*), the word's own form with its ending swapped goes before the lemma's
             lemma_rebuilds = old is None or old == full
@@ -420,14 +591,36 @@ class CounterfactualGenerator:
 
     def _choose(self, lists: list[list[str]], features: list[dict]) -> list[str]:
         """The first candidate of each list the dictionaries know with its gender and number; the
-        first of the list where none is (counted in ``lexicon_stats``, kept in ``unknown_forms``)."""
+        first of the list where none is (counted in ``lexicon_stats``, kept in ``unknown_forms``).
+
+        Where the dictionaries do not mark gender (Spanish, Italian, Hebrew), a candidate that
+        looks like the other gender's form is passed over: it ends in the other gender's ending
+        and swapping that ending gives a word the dictionaries know (*cansadas* for a masculine,
+        when *cansados* exists)."""
         if self.hunspell is None:
             return [candidates[0] for candidates in lists]
-        analyses = self.hunspell.analyses(c for candidates in lists for c in candidates)
+        marks = self.language.hunspell_marks_gender
+        other = {"Masc": "Fem", "Fem": "Masc"}
+        swaps: dict[tuple[str, str, str], list[str]] = {}
+        if not marks:
+            for candidates, feats in zip(lists, features):
+                gender, number = feats.get("Gender"), feats.get("Number", "Sing")
+                if gender in other:
+                    for c in candidates:
+                        swaps[(c, gender, number)] = self.language.gender_candidates(c, other[gender], gender, number)
+        words_to_check = [c for candidates in lists for c in candidates]
+        words_to_check += [w for swapped in swaps.values() for w in swapped]
+        analyses = self.hunspell.analyses(words_to_check)
+
+        def fits(candidate: str, feats: dict) -> bool:
+            if not agrees(analyses.get(candidate, ()), feats, marks_gender=marks):
+                return False
+            swapped = swaps.get((candidate, feats.get("Gender"), feats.get("Number", "Sing")), ())
+            return not any(analyses.get(w) for w in swapped)
+
         chosen = []
         for candidates, feats in zip(lists, features):
-            marks = self.language.hunspell_marks_gender
-            fit = next((c for c in candidates if agrees(analyses.get(c, ()), feats, marks_gender=marks)), None)
+            fit = next((c for c in candidates if fits(c, feats)), None)
             self.lexicon_stats["checked"] += 1
             if fit is None:
                 self.lexicon_stats["unknown"] += 1
@@ -445,18 +638,72 @@ class CounterfactualGenerator:
         return self.language.article(gender, number) or article
 
 
-def _uninvert_noun_phrases(ws: list[dict]) -> None:
-    """A NOUN attached as ``amod`` of an adjective heads it instead, with the adjective's place in
-    the tree and its determiners (a parser's inversion: *Cette nouvelle voisine*)."""
+def _uninvert_noun_phrases(ws: list[dict], nouns: Collection[int] = ()) -> None:
+    """A noun attached as ``amod`` of an adjective, or a person noun attached as ``amod`` of
+    another word of its phrase, heads it instead, with its place in the tree and its determiners
+    (a parser's inversion: *Cette nouvelle voisine*, *La diosa griega*); the demoted word is an
+    adjective."""
+    by_id = {int(w["id"]): w for w in ws}
+    for index, w in enumerate(ws):
+        head = by_id.get(int(w["head"] or 0))
+        if relation(w["deprel"]) != "amod" or head is None:
+            continue
+        inverted = w["upos"] in ("NOUN", "PROPN") and head["upos"] == "ADJ"
+        person = index in nouns and head["upos"] in ("NOUN", "PROPN", "ADJ") and ws.index(head) not in nouns
+        if not (inverted or person):
+            continue
+        w["head"], w["deprel"] = head["head"], head["deprel"]
+        head["head"], head["deprel"] = w["id"], "amod"
+        if head["upos"] != "ADJ":
+            head["upos"] = "ADJ"
+        for other in ws:
+            if other is not w and other["head"] == head["id"] and relation(other["deprel"]) in ("det", "amod"):
+                other["head"] = w["id"]
+
+
+def _attach_nouns_and_determiners(ws: list[dict], nouns: Collection[int]) -> None:
+    """A person noun made an amod of a verb (spaCy: *La vecina parecía* with *vecina* an adjective
+    on *parecía*) is its subject, or its object after it; a determiner right before a person noun
+    is the noun's."""
+    for index in nouns:
+        w = ws[index]
+        head = next((h for h in ws if h["id"] == w["head"]), None)
+        if relation(w["deprel"]) == "amod" and head is not None and head["upos"] in ("VERB", "AUX"):
+            w["deprel"] = "nsubj" if index < ws.index(head) else "obj"
+        if index > 0 and ws[index - 1]["upos"] == "DET" and ws[index - 1]["head"] != w["id"]:
+            before = ws[index - 1]
+            if not any(c["head"] == before["id"] for c in ws):
+                before["head"], before["deprel"] = w["id"], "det"
+
+
+def _below(node: dict, ancestor: dict, ws: list[dict]) -> bool:
+    """Whether `node` is `ancestor` or under it in the tree."""
+    by_id = {int(w["id"]): w for w in ws}
+    steps = 0
+    while node is not None and steps <= len(ws):
+        if node is ancestor:
+            return True
+        node, steps = by_id.get(int(node["head"] or 0)), steps + 1
+    return False
+
+
+def _is_relative_word(word: dict) -> bool:
+    return "Rel" in ((word["feats"] or {}).get("PronType") or "")
+
+
+def _agreeing(word: dict) -> bool:
+    """An adjective or participle (what a coordinated adjective agrees along with)."""
+    return word["upos"] == "ADJ" or (word["feats"] or {}).get("VerbForm") == "Part"
+
+
+def _conjuncts_of_modifiers(ws: list[dict]) -> None:
+    """A conjunct of an adjectival modifier modifies the same noun (*un hombre alto y moreno*), as
+    enhanced UD has it: it becomes an amod of that noun."""
     by_id = {int(w["id"]): w for w in ws}
     for w in ws:
         head = by_id.get(int(w["head"] or 0))
-        if w["upos"] in ("NOUN", "PROPN") and relation(w["deprel"]) == "amod" and head and head["upos"] == "ADJ":
-            w["head"], w["deprel"] = head["head"], head["deprel"]
-            head["head"], head["deprel"] = w["id"], "amod"
-            for other in ws:
-                if other is not w and other["head"] == head["id"] and relation(other["deprel"]) in ("det", "amod"):
-                    other["head"] = w["id"]
+        if relation(w["deprel"]) == "conj" and w["upos"] == "ADJ" and head and relation(head["deprel"]) == "amod":
+            w["head"], w["deprel"] = head["head"], "amod"
 
 
 def _controller_number(word: dict, ws: list[dict], children: dict[int, list[dict]]) -> str | None:
@@ -515,8 +762,10 @@ def interventions_for(
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
     out = []
-    for index, word in enumerate(words(sentence)):
-        found = gazetteer.lookup(word, sentence)
+    ws = words(sentence)
+    for index, word in enumerate(ws):
+        noun = _as_noun_if_coordinated(word, ws)
+        found = gazetteer.lookup(noun, sentence)
         if not found:
             continue
         new_lemma, new_gender = found.lemma, found.gender
@@ -526,16 +775,28 @@ def interventions_for(
             continue
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
-        intervention = gender_intervention(index, word, generator, new_gender, form=form, lemma=new_lemma)
-        if word["upos"] in ("PROPN", "ADJ"):
-            # a lower-case PROPN or an ADJ used as a noun that the list knows is a tagging slip for
-            # a person noun (spaCy: "los reyes" PROPN without features, French "l'étudiant" ADJ):
-            # the MRF reads a NOUN with the list's number
+        intervention = gender_intervention(index, noun, generator, new_gender, form=form, lemma=new_lemma)
+        if word["upos"] != "NOUN":
+            # a lower-case PROPN, a title before a name, an ADJ used as a noun or a mis-tagged
+            # coordinated noun that the list knows is a tagging slip for a person noun (spaCy:
+            # "los reyes" PROPN without features, French "l'étudiant" ADJ, "tíos y primos" with
+            # "primos" a verb): the MRF reads a NOUN with the list's number
             intervention.upos = "NOUN"
             if not any(sub.startswith("Number=") for sub in intervention.tag):
                 intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
         out.append(intervention)
     return out
+
+
+def _as_noun_if_coordinated(word: dict, ws: list[dict]) -> dict:
+    """A word coordinated with a noun but tagged a verb, adverb or preposition (spaCy: *Mis tíos y
+    primos* with *primos* a verb), as the noun it is, without the verb's features."""
+    if word["upos"] not in ("VERB", "AUX", "ADV", "ADP") or relation(word["deprel"]) != "conj":
+        return word
+    head = next((w for w in ws if w["id"] == word["head"]), None)
+    if head is None or head["upos"] not in ("NOUN", "PROPN"):
+        return word
+    return dict(word, upos="NOUN", feats={})
 
 
 def gender_intervention(

@@ -200,9 +200,10 @@ class Gazetteer:
         """
         if word["upos"] == "ADJ" and not _used_as_noun(word, sentence):
             return None
+        # a capitalised title before a name is looked up as a noun: el Doctor Pérez
         if word["upos"] not in ("NOUN", "PROPN", "ADJ") or self.is_epicene(word):
             return None
-        if word["upos"] == "PROPN" and not word["form"].islower():
+        if word["upos"] == "PROPN" and not word["form"].islower() and not _title_before_a_name(word, sentence):
             return None  # a name (China, Argentina, Hebrew דוד "David"), not a lower-case tagging slip
         form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
         feats = word["feats"] or {}
@@ -307,13 +308,32 @@ class Gazetteer:
         return filled
 
 
+def _title_before_a_name(word: dict, sentence) -> bool:
+    """A capitalised title right before a name (*el Doctor Pérez*, *la Presidenta Sánchez*)."""
+    if sentence is None or not isinstance(word["id"], int):
+        return False
+    after = next((w for w in words(sentence) if w["id"] == word["id"] + 1), None)
+    return after is not None and after["upos"] == "PROPN" and after["form"][:1].isupper()
+
+
 # Relations of a noun phrase's head: an adjective in one of them with a determiner of its own is
 # an adjective used as a noun (spaCy tags "el sospechoso", "los detenidos" ADJ).
 NOMINAL_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "conj")
 
 
 def _used_as_noun(word: dict, sentence) -> bool:
-    if sentence is None or word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
+    """An adjective with a determiner of its own, or right after a determiner and not before a
+    noun (spaCy: *La vecina parecía*, with *La* on the verb), is used as a noun."""
+    if sentence is None:
+        return False
+    ws = words(sentence)
+    position = next((i for i, w in enumerate(ws) if w["id"] == word["id"]), None)
+    if position:
+        before = ws[position - 1]
+        after = ws[position + 1] if position + 1 < len(ws) else None
+        if before["upos"] == "DET" and (after is None or after["upos"] not in ("NOUN", "PROPN")):
+            return True
+    if word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
         return False
     # a fused preposition + article (es "al", fr "du", spaCy's one token) carries the determiner
     fused = languages.fused_forms()

@@ -129,7 +129,8 @@ class Language:
     plurals: tuple[tuple[re.Pattern[str], str, str | None], ...]
     agent_suffixes: tuple[tuple[str, str], ...]
     multiword: Mapping[str, Any] = field(default_factory=dict)
-    gendered_forms: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # form -> (gender, number)
+    paradigms: tuple[Mapping[tuple[str, str], str], ...] = ()  # each: (gender, number) -> form
+    invariable: frozenset[str] = frozenset()  # adjectives with one form for both genders (mejor)
     gender_endings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # number -> pairs
 
     @property
@@ -182,6 +183,20 @@ class Language:
                 if pronoun.forms[gender] == lowered:
                     return pronoun, None if pronoun.common else gender
         return None
+
+    @functools.cached_property
+    def _paradigm_of(self) -> Mapping[str, Mapping[tuple[str, str], str]]:
+        return {form: paradigm for paradigm in self.paradigms for form in paradigm.values()}
+
+    def paradigm_tag(self, form: str) -> tuple[str, str] | None:
+        """(gender, number) of a closed-class form its paradigm gives one cell (*mon*: Masc Sing)."""
+        paradigm = self._paradigm_of.get(form.lower())
+        cells = [cell for cell, f in (paradigm or {}).items() if f == form.lower()]
+        return cells[0] if len(cells) == 1 else None
+
+    def paradigm_form(self, form: str, gender: str, number: str) -> str | None:
+        """The form of `form`'s paradigm for a gender and number (*aquél*, Fem Sing: *aquélla*)."""
+        return (self._paradigm_of.get(form.lower()) or {}).get((gender, number))
 
     def full_form(self, form: str, gender: str | None) -> str:
         """The full form of an alternate one whatever follows (*cet* -> *ce*, *l'* -> *le*/*la*)."""
@@ -332,7 +347,10 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         plurals=plurals,
         agent_suffixes=tuple((m, f) for m, f in data.get("agent_suffixes", [])),
         multiword=dict(data.get("multiword", {})),
-        gendered_forms={form.lower(): tags(value)[0] for form, value in data.get("gendered_forms", {}).items()},
+        invariable=frozenset(w.lower() for w in data.get("invariable", [])),
+        paradigms=tuple(
+            {tags(cell)[0]: form.lower() for cell, form in paradigm.items()} for paradigm in data.get("paradigms", [])
+        ),
         gender_endings={
             number: tuple((m, f) for m, f in pairs) for number, pairs in (data.get("gender_endings") or {}).items()
         },
