@@ -192,3 +192,35 @@ def test_a_form_of_the_other_gender_is_passed_over(spanish_generator, monkeypatc
     assert spanish_generator._choose([["cansadas", "cansados"]], [masc_plural]) == ["cansados"]
     assert spanish_generator._gender_by_ending("cansadas", {"Number": "Plur"}) == "Fem"
     assert spanish_generator._gender_by_ending("mejor", {"Number": "Sing"}) is None
+
+
+def test_pronouns_are_interventions(spanish_generator, french):
+    from cdaflow.morph_cda.cda import Gazetteer, interventions_for, pronoun_intervention
+
+    nobody = Gazetteer()
+    they = tree("Ellos están cansados.", ("Ellos", "él", "PRON", "Gender=Masc|Number=Plur|Person=3", 3, "nsubj"),
+                ("están", "estar", "AUX", "Number=Plur|Person=3", 3, "cop"),
+                ("cansados", "cansado", "ADJ", "Gender=Masc|Number=Plur", 0, "root"),
+                (".", ".", "PUNCT", "", 3, "punct"))
+    (parsed,) = parse_conllu_string(they)
+    (intervention,) = interventions_for(parsed, nobody, spanish_generator, "to-fem")
+    assert (intervention.index, intervention.form) == (0, "Ellas")
+    assert intervention.tag == ("Gender=Fem", "Number=Plur", "Person=3")
+    assert interventions_for(parsed, nobody, spanish_generator, "to-masc") == []
+    (result,) = spanish_generator.generate([parsed], [[intervention]])
+    assert result.intervened == [0] and result.forms[0] == "Ellas"
+    # French: an impersonal il is no one; a dative lui is both genders'; a stressed lui is a man
+    rain = tree("Il pleut.", ("Il", "il", "PRON", "Gender=Masc|Number=Sing|Person=3", 2, "expl:subj"),
+                ("pleut", "pleuvoir", "VERB", "Number=Sing|Person=3", 0, "root"), (".", ".", "PUNCT", "", 2, "punct"))
+    (parsed,) = parse_conllu_string(rain)
+    assert pronoun_intervention(0, words(parsed)[0], parsed, french, "to-fem") is None
+    dative = tree("Je lui parle.", ("Je", "je", "PRON", "Number=Sing|Person=1", 3, "nsubj"),
+                  ("lui", "lui", "PRON", "Gender=Masc|Number=Sing|Person=3", 3, "iobj"),
+                  ("parle", "parler", "VERB", "Number=Sing|Person=1", 0, "root"), (".", ".", "PUNCT", "", 3, "punct"))
+    (parsed,) = parse_conllu_string(dative)
+    assert [pronoun_intervention(i, w, parsed, french, "to-fem") for i, w in enumerate(words(parsed))] == [None] * 4
+    stressed = tree("Chez lui.", ("Chez", "chez", "ADP", "", 2, "case"),
+                    ("lui", "lui", "PRON", "Gender=Masc|Number=Sing|Person=3", 0, "root"),
+                    (".", ".", "PUNCT", "", 2, "punct"))
+    (parsed,) = parse_conllu_string(stressed)
+    assert pronoun_intervention(1, words(parsed)[1], parsed, french, "to-fem").form == "elle"

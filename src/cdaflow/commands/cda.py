@@ -24,8 +24,12 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="morphological counterfactual data augmentation (Study A)",
         description=(
             "Change the gender of every animate noun (found with the model's gazetteer or --gazetteer) "
-            "and re-inflect the words that agree with it. Reads raw text (parsed with --backend) or "
-            "CoNLL-U; writes one JSON line per sentence: original, counterfactual, changed tokens."
+            "and of every third-person or plural personal pronoun (él/ella, nosotros, il/elle, lui/lei, "
+            "loro...; the language file's), and re-inflect the words that agree with them. First- and "
+            "second-person singular sentences (yo, tú, je, tu) are left as they are: they name no one "
+            "whose gender the sentence shows. Reads raw text (parsed with --backend) or CoNLL-U; writes "
+            "one JSON line per sentence: original, counterfactual, changed tokens and the intervened "
+            "nouns and pronouns."
         ),
     )
     parser.add_argument(
@@ -101,6 +105,7 @@ def _record(sentence, result) -> dict:
             "original": sentence.metadata.get("text"),
             "counterfactual": None,
             "changed": [],
+            "intervened": [],
         }
     return {
         "id": sentence.metadata.get("sent_id"),
@@ -110,5 +115,9 @@ def _record(sentence, result) -> dict:
             {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]}
             for i in result.changed
             if result.forms[i] != ws[i]["form"]
+        ],
+        # the nouns and pronouns whose gender was changed (a common-gender one keeps its form)
+        "intervened": [
+            {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]} for i in result.intervened
         ],
     }

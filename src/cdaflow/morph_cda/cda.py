@@ -74,6 +74,7 @@ class Counterfactual:
     forms: list[str]  # every syntactic word's new form
     tags: list[Tag]  # every syntactic word's new tag
     changed: list[int]  # 0-based indices of words whose tag or form changed (nouns included)
+    intervened: list[int] = dataclasses.field(default_factory=list)  # 0-based indices of the interventions
 
 
 class CounterfactualGenerator:
@@ -141,7 +142,10 @@ class CounterfactualGenerator:
         """
         ws = [dict(w, feats=dict(w["feats"] or {})) for w in words(sentence)]
         for index in nouns:
-            ws[index]["upos"] = "NOUN"
+            if ws[index]["upos"] != "PRON":
+                ws[index]["upos"] = "NOUN"
+            if ws[index]["deprel"] == "expl:subj":  # spaCy's French personal il: a subject
+                ws[index]["deprel"] = "nsubj"
         nouns = set(nouns)
         _uninvert_noun_phrases(ws, nouns)
         _attach_nouns_and_determiners(ws, nouns)
@@ -506,6 +510,7 @@ class CounterfactualGenerator:
                     forms=forms,
                     tags=tags,
                     changed=changed,
+                    intervened=sorted(i.index for i in interventions[b]),
                 )
             )
         return out
@@ -758,7 +763,10 @@ def by_analogy(original: str, rebuilt: str, new: str) -> str:
 def interventions_for(
     sentence: Sentence, gazetteer: Gazetteer, generator: CounterfactualGenerator, direction: str
 ) -> list[Intervention]:
-    """Interventions on every animate noun of a sentence, in the given direction."""
+    """Interventions on every animate noun of a sentence, and on every third-person or plural
+    personal pronoun of the language file (*él*, *nosotros*, *elles*, *loro*), in the given
+    direction. First- and second-person singular pronouns (*yo*, *tú*, *je*) name no one whose
+    gender the sentence shows: they are left as they are."""
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
     out = []
@@ -767,6 +775,9 @@ def interventions_for(
         noun = _as_noun_if_coordinated(word, ws)
         found = gazetteer.lookup(noun, sentence)
         if not found:
+            pronoun = pronoun_intervention(index, word, sentence, generator, direction)
+            if pronoun is not None:
+                out.append(pronoun)
             continue
         new_lemma, new_gender = found.lemma, found.gender
         if (direction == "to-fem" and new_gender != "Fem") or (
@@ -786,6 +797,57 @@ def interventions_for(
                 intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
         out.append(intervention)
     return out
+
+
+def pronoun_intervention(
+    index: int, word: dict, sentence: Sentence, generator: CounterfactualGenerator, direction: str
+) -> Intervention | None:
+    """The intervention on a personal pronoun of the language file, or None (not one, an
+    impersonal subject such as French *il pleut*, or already of the direction's gender).
+
+    A gendered pronoun takes the other form (*ellos* -> *ellas*, *elle* in *avec elle* -> *lui*); a
+    common one (*loro*, *nous*, *usted*) keeps its form and takes the other gender, read off what
+    agrees with it (*nous sommes contentes*: feminine), so that its agreement changes.
+    """
+    if word["upos"] not in ("PRON", "PROPN", "DET", "NOUN"):  # spaCy: "Vosotros" as a noun
+        return None
+    language = generator.language
+    match = language.pronoun(word["form"], word["deprel"] or "")
+    if match is None or _impersonal(word, words(sentence), language):
+        return None
+    pronoun, gender = match
+    ws = words(sentence)
+    if relation(word["deprel"]) in ("obl", "iobj") and not any(
+        w["head"] == word["id"] and relation(w["deprel"]) == "case" for w in ws
+    ):
+        return None  # a clitic (je lui parle: both genders'), not the stressed form (chez lui)
+    if gender is None:  # common: the gender of what agrees with it
+        gender = Gazetteer._context_gender(word, sentence) or "Masc"
+    new_gender = GENDER_SWAP[gender]
+    if (direction == "to-fem" and new_gender != "Fem") or (direction == "to-masc" and new_gender != "Masc"):
+        return None
+    form = word["form"] if pronoun.common else match_case(word["form"], pronoun.forms[new_gender])
+    intervention = gender_intervention(index, word, generator, new_gender, form=form)
+    intervention.upos = "PRON" if word["upos"] == "PRON" else "NOUN"
+    if not any(sub.startswith("Number=") for sub in intervention.tag):
+        intervention.tag = tuple(sorted((*intervention.tag, f"Number={pronoun.number}")))
+    return intervention
+
+
+def _impersonal(word: dict, ws: list[dict], language) -> bool:
+    """A subject pronoun of an impersonal verb (fr *il faut*, *il pleut*, *il y a*, *il est
+    probable que*: the language file's ``impersonal``)."""
+    head = next((w for w in ws if w["id"] == word["head"]), None)
+    if head is None or relation(word["deprel"]) not in ("nsubj", "expl"):
+        return False
+    lemma = (head["lemma"] or "").lower()
+    if lemma in language.impersonal_verbs:
+        return True
+    dependents = [w for w in ws if w["head"] == head["id"]]
+    clitic = language.impersonal_clitics.get(lemma)
+    if clitic and any(w["form"].lower() == clitic for w in dependents):
+        return True
+    return any((w["deprel"] or "") in language.impersonal_clauses for w in dependents)
 
 
 def _as_noun_if_coordinated(word: dict, ws: list[dict]) -> dict:

@@ -267,13 +267,16 @@ class Gazetteer:
             (dependent["feats"] or {}).get("Gender")
             for dependent in ws
             if dependent["head"] == word["id"] and dependent["deprel"].split(":")[0] in ("det", "amod")
-        }
+        } - {None}
+        if len(genders) == 1 and genders <= set(GENDERS):
+            return genders.pop()
+        # no determiner says it: the predicate it is the subject of (nous sommes contentes)
         head = next((w for w in ws if w["id"] == word["head"]), None)
-        if head is not None and word["deprel"].split(":")[0] == "nsubj" and head["upos"] in ("ADJ", "VERB"):
+        if head is not None and word["deprel"].split(":")[0] in ("nsubj", "expl") and head["upos"] in ("ADJ", "VERB"):
             if any(w["head"] == head["id"] and w["deprel"].split(":")[0] in ("cop", "aux") for w in ws):
-                genders.add((head["feats"] or {}).get("Gender"))
-        genders -= {None}
-        return genders.pop() if len(genders) == 1 and genders <= set(GENDERS) else None
+                gender = (head["feats"] or {}).get("Gender")
+                return gender if gender in GENDERS else None
+        return None
 
     # -- building -----------------------------------------------------------------------------
     @staticmethod

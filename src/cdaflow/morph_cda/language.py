@@ -100,7 +100,9 @@ class Pronoun:
         relation = deprel or "dep"
         if relation in self.not_relations or relation.split(":")[0] in self.not_relations:
             return False
-        subject = relation.split(":")[0] == "nsubj"
+        # spaCy's French pipelines label many a personal il "expl:subj": the impersonal ones are
+        # told apart by their verbs (the language file's impersonal)
+        subject = relation.split(":")[0] == "nsubj" or relation == "expl:subj"
         return self.role == "any" or (self.role == "subject") == subject
 
 
