@@ -156,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--challenge-dir", type=Path, default=CHALLENGE)
     parser.add_argument("--misses", action="store_true", help="print every sentence that is not exactly right")
     parser.add_argument("--no-lexicon-check", action="store_true", help="as cdaflow cda --no-lexicon-check")
+    parser.add_argument(
+        "--lexicon-report",
+        action="store_true",
+        help="how many reinflected forms the lexicon check vetoed, and every generated word of the outputs "
+        "that the language's Hunspell dictionaries do not know",
+    )
     args = parser.parse_args(argv)
     if args.conllu and len(args.lang) != 1:
         parser.error("--conllu needs exactly one --lang")
@@ -188,7 +194,39 @@ def main(argv: list[str] | None = None) -> int:
             for row, predicted in zip(rows, predictions):
                 if predicted != row["gold"]:
                     print(f"  [{row['construction']}] {row['sentence']}\n    got  {predicted}\n    gold {row['gold']}")
+        if args.lexicon_report:
+            print(lexicon_report(generator, rows, predictions))
     return status
+
+
+def lexicon_report(generator, rows, predictions) -> str:
+    """The lexicon check's counts on these rows, and the generated words no dictionary knows."""
+    import re
+
+    from cdaflow.morph_cda.hunspell import Hunspell
+
+    stats = generator.lexicon_stats
+    lines = [
+        f"lexicon check: {stats['checked']} reinflected forms checked, {stats['vetoed']} vetoed for another "
+        f"candidate, {stats['unknown']} with no candidate any dictionary knows"
+    ]
+    lines += [f"  vetoed {old} -> {new} ({n}x)" for (old, new), n in sorted(generator.vetoed_forms.items())]
+    checker = generator.hunspell or Hunspell.find(generator.language.hunspell)
+    if checker is None:
+        return "\n".join([*lines, "generated words: not checked (Hunspell dictionaries not installed)"])
+    tokenize = re.compile(r"[\w'’-]+")
+    generated = sorted(
+        {
+            word
+            for row, predicted in zip(rows, predictions)
+            for word in set(tokenize.findall(predicted)) - set(tokenize.findall(row["sentence"]))
+        }
+    )
+    known = checker.known(generated) | checker.known(w.lower() for w in generated)
+    unknown = [w for w in generated if w not in known and w.lower() not in known]
+    lines.append(f"generated words: {len(generated)}, unknown to {checker.describe()}: {len(unknown)}")
+    lines += [f"  unknown: {w}" for w in unknown]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
