@@ -130,6 +130,7 @@ class Language:
     impersonal_clauses: frozenset[str]
     plurals: tuple[tuple[re.Pattern[str], str, str | None], ...]
     agent_suffixes: tuple[tuple[str, str], ...]
+    agent_endings: tuple[str, ...]
     multiword: Mapping[str, Any] = field(default_factory=dict)
     paradigms: tuple[Mapping[tuple[str, str], str], ...] = ()  # each: (gender, number) -> form
     invariable: frozenset[str] = frozenset()  # adjectives with one form for both genders (mejor)
@@ -348,6 +349,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         impersonal_clauses=frozenset(impersonal.get("clause_relations", [])),
         plurals=plurals,
         agent_suffixes=tuple((m, f) for m, f in data.get("agent_suffixes", [])),
+        agent_endings=tuple(data.get("agent_endings", [])),
         multiword=dict(data.get("multiword", {})),
         invariable=frozenset(w.lower() for w in data.get("invariable", [])),
         paradigms=tuple(
