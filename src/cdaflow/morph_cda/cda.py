@@ -94,7 +94,7 @@ class CounterfactualGenerator:
         self.mrf = mrf
         self.reinflector = reinflector
         self._adjectives: frozenset[str] | None = None  # lemmas the reinflection lexicon has as ADJ
-        self._adjective_forms: dict[str, set[tuple]] | None = None  # forms it has as ADJ, their features
+        self._adjective_forms: tuple[dict, dict] | None = None  # its ADJ forms' readings, its lemmas' forms
         self.lang = lang
         self.language = languages.load(lang)  # the language file: fails here, not midway, if absent
         self.log_alpha = log_alpha
@@ -168,7 +168,7 @@ class CounterfactualGenerator:
             relations = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
             head = by_id.get(int(w["head"] or 0))
             slip = (
-                (w["upos"] in ("VERB", "AUX") and "cop" in relations)
+                (w["upos"] in ("VERB", "AUX") and "cop" in relations and feats.get("VerbForm") != "Part")
                 or (w["upos"] == "PROPN" and w["form"].islower() and relation(w["deprel"]) in ("amod", "xcomp"))
             )
             if slip and index not in nouns:
@@ -313,22 +313,33 @@ class CounterfactualGenerator:
 
     def _attested_adjective(self, form: str) -> tuple[str, dict[str, str]] | None:
         """(lemma, gender and number) of an adjective form the reinflection lexicon attests with one
-        analysis (no gender or number for an attested invariable form), else None."""
+        analysis, whose lemma it also attests with another form for the other gender (so an
+        invariable *general*, which the treebanks annotate with the gender of its noun, gets
+        none); else None."""
         lexicon = getattr(self.reinflector, "lexicon", None)
         if lexicon is None:
             return None
         if self._adjective_forms is None:
-            table: dict[str, set[tuple]] = {}
+            readings: dict[str, set[tuple]] = {}
+            forms: dict[tuple, set[str]] = {}  # (lemma, gender, number) -> its forms
             for lemma, upos, feats, written, _count in lexicon.entries():
                 if upos == "ADJ":
-                    agreement = tuple(f for f in feats if f.split("=")[0] in ("Gender", "Number"))
-                    table.setdefault(written, set()).add((lemma, agreement))
-            self._adjective_forms = table
-        readings = self._adjective_forms.get(form)
-        if not readings or len({agreement for _, agreement in readings}) != 1:
+                    agreement = dict(f.split("=", 1) for f in feats if f.split("=")[0] in ("Gender", "Number"))
+                    readings.setdefault(written, set()).add((lemma, tuple(sorted(agreement.items()))))
+                    forms.setdefault((lemma, agreement.get("Gender"), agreement.get("Number")), set()).add(written)
+            self._adjective_forms = (readings, forms)
+        readings, forms = self._adjective_forms
+        found = readings.get(form)
+        if not found or len({agreement for _, agreement in found}) != 1:
             return None
-        lemma, agreement = min(readings)
-        return lemma, dict(f.split("=", 1) for f in agreement)
+        lemma, agreement = min(found)
+        features = dict(agreement)
+        other = GENDER_SWAP.get(features.get("Gender", ""))
+        if other is None:
+            return lemma, features  # attested without a gender: invariable
+        if not forms.get((lemma, other, features.get("Number")), set()) - {form}:
+            return None  # the other gender's form is unknown or the same: nothing tells this one's gender
+        return lemma, features
 
     def _features_from_lexicon(self, ws: list[dict], features: set[str]) -> None:
         """Gender and number of adjectives, participles and predicates as the dictionary gives
