@@ -280,3 +280,27 @@ rule morph_cda_wordnet_gazetteer:
         f"{ENVS}/base.yaml"
     script:
         "../scripts/morph_cda/wordnet_gazetteer.py"
+
+
+rule morph_cda_parser:
+    """Optional: a small spaCy pipeline trained on the language's treebank splits, for raw text where
+    no pipeline is installed (Italian); `cdaflow cda` loads it through the language file's parser list."""
+    input:
+        train=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["train"]],
+    output:
+        model=directory(f"{MORPH_OUT}/{{lang}}/parser"),
+        scores=f"{MORPH_OUT}/{{lang}}/parser_scores.json",
+    log:
+        "logs/morph_cda/parser/{lang}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/parser/{lang}.tsv"
+    params:
+        seed=config["seed"],
+    threads: THREADS
+    resources:
+        **job_resources(),
+    conda:
+        f"{ENVS}/parsing.yaml"
+    script:
+        "../scripts/morph_cda/parser.py"
+

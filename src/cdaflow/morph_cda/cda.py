@@ -188,9 +188,9 @@ class CounterfactualGenerator:
             ):
                 self._as_adjective(w, head)
                 w["deprel"] = "amod"
-        for index, w in enumerate(ws):  # a bare predicate noun that is an adjective: es bajita y cariñosa
+        for index, w in enumerate(ws):  # a bare predicate noun or adverb that is an adjective: es bajita
             own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
-            if w["upos"] == "NOUN" and index not in nouns and "cop" in own and "det" not in own:
+            if w["upos"] in ("NOUN", "ADV") and index not in nouns and "cop" in own and "det" not in own:
                 coordinated = any(
                     relation(c["deprel"]) == "conj" and c["upos"] == "ADJ" for c in children.get(int(w["id"]), [])
                 )

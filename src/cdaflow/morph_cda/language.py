@@ -40,7 +40,8 @@ __all__ = [
     "load",
 ]
 
-LANGUAGES_DIR = Path(__file__).resolve().parents[3] / "resources" / "morph_cda" / "languages"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+LANGUAGES_DIR = PROJECT_ROOT / "resources" / "morph_cda" / "languages"
 SCHEMA_PATH = LANGUAGES_DIR / "language.schema.yaml"
 GENDERS = ("Masc", "Fem")
 _CODE = re.compile(r"^[a-z]{2,3}$")
@@ -138,9 +139,14 @@ class Language:
 
     @property
     def spacy(self) -> str | None:
-        """The spaCy pipeline for raw text: the first of the file's that is installed (else the first)."""
+        """The spaCy pipeline for raw text: the first of the file's that is installed, a package or a
+        folder relative to the project (one the workflow trains: results/morph_cda/it/parser); else
+        the first named."""
         for name in self.spacy_pipelines:
-            if importlib.util.find_spec(name) is not None:
+            if "/" in name:
+                if (PROJECT_ROOT / name / "config.cfg").is_file():
+                    return str(PROJECT_ROOT / name)
+            elif importlib.util.find_spec(name) is not None:
                 return name
         return self.spacy_pipelines[0] if self.spacy_pipelines else None
 
