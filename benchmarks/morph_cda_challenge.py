@@ -35,6 +35,14 @@ CONSTRUCTIONS = (
     "two_animate",
     "common_gender",
     "epicene",
+    "pronoun",
+    "perfect",
+    "quantifier",
+    "headless",
+    "stressed_a",
+    "demonstrative",
+    "title",
+    "agent_noun",
 )
 
 
@@ -67,6 +75,7 @@ def counterfactuals(rows, generator, gazetteer, lang: str, conllu: Path | None) 
     """What `cdaflow cda` prints as the counterfactual of each row (the sentence when nothing changes)."""
     from cdaflow.io.conllu import read_conllu
     from cdaflow.morph_cda.cda import interventions_for
+    from cdaflow.morph_cda.language import load as load_language
     from cdaflow.text.parsing import get_parser, parse_text_file
 
     if conllu is not None:
@@ -74,16 +83,37 @@ def counterfactuals(rows, generator, gazetteer, lang: str, conllu: Path | None) 
         if len(sentences) != len(rows):
             raise ValueError(f"{conllu}: {len(sentences)} sentences for {len(rows)} challenge rows")
     else:
-        parser = get_parser("spacy", lang)
-        sentences = list(parse_text_file(parser, [r["sentence"] for r in rows], sent_id_prefix="c", path="challenge"))
-        if len(sentences) != len(rows):
-            raise ValueError("the parser split a challenge sentence in two; keep one sentence per row")
+        model = load_language(lang).spacy
+        parser = get_parser("spacy", lang, **({"model": model} if model else {}))
+        parsed = parse_text_file(parser, [r["sentence"] for r in rows], sent_id_prefix="c", path="challenge")
+        sentences = _one_per_row(parsed, len(rows))
     groups = [interventions_for(s, gazetteer, generator, r["direction"]) for s, r in zip(sentences, rows)]
     chosen = [i for i, group in enumerate(groups) if group]
     made = generator.generate([sentences[i] for i in chosen], [groups[i] for i in chosen]) if chosen else []
     out = [r["sentence"] for r in rows]
     for i, result in zip(chosen, made):
         out[i] = result.counterfactual
+    return out
+
+
+def _one_per_row(parsed, n_rows: int) -> list:
+    """One tree per row: a row is one sentence, so the pieces a parser cut it into (ids c-<row>-<k>)
+    are joined again, as the parser module joins a re-parsed treebank sentence."""
+    from cdaflow.text.parsing import merge_sentences
+
+    pieces: dict[int, list] = defaultdict(list)
+    for sentence in parsed:
+        pieces[int(sentence.metadata["sent_id"].split("-")[1])].append(sentence)
+    if sorted(pieces) != list(range(1, n_rows + 1)):
+        raise ValueError("the parser lost a challenge row")
+    out = []
+    for row in range(1, n_rows + 1):
+        parts = pieces[row]
+        if len(parts) == 1:
+            out.append(parts[0])
+        else:
+            text = " ".join(p.metadata["text"] for p in parts)
+            out.append(merge_sentences(parts, {"sent_id": f"c-{row}-1", "text": text}))
     return out
 
 
@@ -98,14 +128,40 @@ def score(rows, predictions) -> dict[str, tuple[int, int]]:
     return {c: (counts[c][0], counts[c][1]) for c in order}
 
 
+def table(rows, predictions) -> str:
+    """Exact match per construction: all rows, then each direction apart."""
+    columns = {"all": score(rows, predictions)}
+    for direction in ("to-fem", "to-masc"):
+        chosen = [(r, p) for r, p in zip(rows, predictions) if r["direction"] == direction]
+        columns[direction] = score([r for r, _ in chosen], [p for _, p in chosen])
+
+    def cell(counts, key):
+        exact, total = counts.get(key, (0, 0))
+        return f"{exact:>3}/{total:<3} {100 * exact / total:5.1f}" if total else f"{'-':>15}"
+
+    lines = [f"{'construction':<16} " + " ".join(f"{name:>15}" for name in columns)]
+    for key in columns["all"]:
+        lines.append(f"{key:<16} " + " ".join(cell(counts, key) for counts in columns.values()))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lang", nargs="+", choices=("es", "fr", "it", "he"), default=["es", "fr", "it", "he"])
+    from cdaflow.morph_cda.language import available
+
+    parser.add_argument("--lang", nargs="+", choices=available(), default=["es", "fr", "it", "he"])
     parser.add_argument("--model", type=Path, help="model folder (default results/morph_cda/<lang>/models/lin)")
     parser.add_argument("--gazetteer", type=Path, help="replaces the model's gazetteer (as cdaflow cda --gazetteer)")
     parser.add_argument("--conllu", type=Path, help="the sentences already parsed (one language only)")
     parser.add_argument("--challenge-dir", type=Path, default=CHALLENGE)
     parser.add_argument("--misses", action="store_true", help="print every sentence that is not exactly right")
+    parser.add_argument("--no-lexicon-check", action="store_true", help="as cdaflow cda --no-lexicon-check")
+    parser.add_argument(
+        "--lexicon-report",
+        action="store_true",
+        help="how many reinflected forms the lexicon check vetoed, and every generated word of the outputs "
+        "that the language's Hunspell dictionaries do not know",
+    )
     args = parser.parse_args(argv)
     if args.conllu and len(args.lang) != 1:
         parser.error("--conllu needs exactly one --lang")
@@ -120,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         if not model.exists():
             print(f"{lang}: skipped: no model at {model} (train one: snakemake results/morph_cda/{lang}/models/lin)")
             continue
-        generator, gazetteer = load_model(model)
+        generator, gazetteer = load_model(model, lexicon_check=not args.no_lexicon_check)
         if generator.lang != lang:
             print(f"{lang}: skipped: {model} is a {generator.lang!r} model")
             status = 1
@@ -133,14 +189,47 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{lang}: skipped: raw text cannot be parsed here ({error}); pass --conllu with the parsed sentences")
             continue
         print(f"{lang}: model {model}; gazetteer {gazetteer.describe().split(':')[0]}")
-        print(f"{'construction':<16} {'exact':>5} / {'n':<3}    %")
-        for construction, (exact, total) in score(rows, predictions).items():
-            print(f"{construction:<16} {exact:>5} / {total:<3} {100 * exact / total:5.1f}")
+        print(table(rows, predictions))
         if args.misses:
             for row, predicted in zip(rows, predictions):
                 if predicted != row["gold"]:
                     print(f"  [{row['construction']}] {row['sentence']}\n    got  {predicted}\n    gold {row['gold']}")
+        if args.lexicon_report:
+            print(lexicon_report(generator, rows, predictions))
     return status
+
+
+def lexicon_report(generator, rows, predictions) -> str:
+    """The lexicon check's counts on these rows, and the generated words no dictionary knows."""
+    import re
+
+    from cdaflow.morph_cda.hunspell import Hunspell
+
+    stats = generator.lexicon_stats
+    lines = [
+        f"lexicon check: {stats['checked']} reinflected forms checked, {stats['vetoed']} vetoed for another "
+        f"candidate, {stats['unknown']} with no candidate any dictionary knows"
+    ]
+    lines += [f"  vetoed {old} -> {new} ({n}x)" for (old, new), n in sorted(generator.vetoed_forms.items())]
+    checker = generator.hunspell or Hunspell.find(generator.language.hunspell)
+    if checker is None:
+        return "\n".join([*lines, "generated words: not checked (Hunspell dictionaries not installed)"])
+    tokenize = re.compile(r"[\w'’-]+")
+    generated = sorted(
+        {
+            word
+            for row, predicted in zip(rows, predictions)
+            for word in set(tokenize.findall(predicted)) - set(tokenize.findall(row["sentence"]))
+        }
+    )
+    # an elided article stays on its word (L'attrice): the word after the apostrophe is checked too
+    after = {w: re.split(r"['’]", w)[-1] for w in generated}
+    candidates = {form for w in generated for form in (w, w.lower(), after[w], after[w].lower()) if form}
+    known = checker.known(candidates)
+    unknown = [w for w in generated if not {w, w.lower(), after[w], after[w].lower()} & known]
+    lines.append(f"generated words: {len(generated)}, unknown to {checker.describe()}: {len(unknown)}")
+    lines += [f"  unknown: {w}" for w in unknown]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

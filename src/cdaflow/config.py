@@ -151,7 +151,14 @@ def _check_morph_cda(config: dict[str, Any], source: str) -> None:
                     f"(defined: {', '.join(sorted(config['corpora'])) or 'none'})"
                 )
         if not morph_cda["enabled"]:
-            continue  # the annotation file is read only when the study runs
+            continue  # the language and annotation files are read only when the study runs
+        from cdaflow.morph_cda.language import LanguageError
+        from cdaflow.morph_cda.language import load as load_language
+
+        try:
+            load_language(lang)  # resources/morph_cda/languages/<lang>.yaml, against its schema
+        except LanguageError as exc:
+            raise ConfigError(f"{source}: {prefix}: {exc}") from None
         annotations = spec["annotations"]
         if not Path(annotations).is_file():
             raise ConfigError(f"{source}: {prefix}.annotations: no such file {annotations!r}")

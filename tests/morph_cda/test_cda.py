@@ -125,6 +125,7 @@ def test_saved_model_runs_from_the_cli(spanish, generator, reinflector, tmp_path
     first, second = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert first["counterfactual"] == "La ingeniera alemana es muy experta."
     assert {c["to"] for c in first["changed"]} == {"La", "ingeniera", "alemana", "experta"}
+    assert first["intervened"] == [{"id": 2, "from": "ingeniero", "to": "ingeniera"}]
     assert second["counterfactual"] is None  # no gazetteer noun
 
 

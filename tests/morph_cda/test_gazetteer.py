@@ -282,3 +282,30 @@ def test_lookup_gives_the_number_of_the_form(gazetteer):
     assert gazetteer.lookup(word("reyes", "reyes", "", upos="NOUN")).number == "Plur"
     assert gazetteer.lookup(word("reina", "reina", "", upos="NOUN")).number == "Sing"
     assert gazetteer.lookup(word("hijos", "hijo", "Gender=Masc|Number=Plur")).number == "Plur"
+
+
+def test_titles_adjectives_after_a_determiner_and_common_nouns_in_context():
+    gazetteer = Gazetteer.read(ROOT / "resources" / "morph_cda" / "gazetteers" / "es.tsv")
+
+    def sentence(*rows):
+        lines = ["# text = x"] + [
+            f"{i}\t{form}\t{form.lower()}\t{upos}\t_\t{feats or '_'}\t{head}\t{rel}\t_\t_"
+            for i, (form, upos, feats, head, rel) in enumerate(rows, 1)
+        ]
+        (parsed,) = parse_conllu_string("\n".join(lines) + "\n\n")
+        return parsed
+
+    title = sentence(("El", "DET", "", 2, "det"), ("Doctor", "PROPN", "", 4, "nsubj"),
+                     ("Pérez", "PROPN", "", 2, "flat"), ("llegó", "VERB", "", 0, "root"))
+    assert gazetteer.lookup(title[1], title).form == "doctora"
+    name = sentence(("Vino", "VERB", "", 0, "root"), ("Doctor", "PROPN", "", 1, "nsubj"))
+    assert gazetteer.lookup(name[1], name) is None  # a capitalised word before no name stays a name
+    # spaCy: "La vecina parecía ..." with vecina an adjective on the verb and La the verb's det
+    adjective = sentence(("La", "DET", "Gender=Fem", 3, "det"),
+                         ("vecina", "ADJ", "Gender=Fem|Number=Sing", 3, "amod"), ("parecía", "VERB", "", 0, "root"))
+    assert gazetteer.lookup(adjective[1], adjective).form == "vecino"
+    # a common-gender noun takes the gender its words show, before the parser's guess on the noun
+    common = sentence(("La", "DET", "Gender=Fem", 2, "det"),
+                      ("periodista", "NOUN", "Gender=Masc|Number=Sing", 4, "nsubj"),
+                      ("está", "AUX", "", 4, "cop"), ("cansada", "ADJ", "Gender=Fem|Number=Sing", 0, "root"))
+    assert gazetteer.lookup(common[1], common).gender == "Masc"  # currently feminine: becomes masculine

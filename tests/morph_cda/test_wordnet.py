@@ -54,7 +54,7 @@ def test_bad_lines_are_named(tmp_path):
     (tmp_path / "wn.tab").write_text("garbage\n")
     with pytest.raises(ValueError, match=r"wn.tab:1: expected"):
         read_omw_lemmas(tmp_path / "wn.tab")
-    with pytest.raises(ValueError, match="no suffix alternations for 'xx'"):
+    with pytest.raises(ValueError, match="no Study A language file for 'xx'"):
         load_suffixes("xx")
 
 

@@ -7,6 +7,8 @@
 
 
 MORPH = config["studies"]["morph_cda"]
+# Each language's knowledge (cdaflow.morph_cda.language), checked at start-up by the config check.
+MORPH_LANGUAGE_FILES = "resources/morph_cda/languages"
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
 LM_CORPORA = ("original", "swap", "mrf")
@@ -105,6 +107,7 @@ rule morph_cda_train_mrf:
     input:
         train=rules.morph_cda_prepare.output.train,
         dev=rules.morph_cda_prepare.output.dev,
+        language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
         directory(f"{MORPH_OUT}/{{lang}}/train_mrf/{{param}}"),
     log:
@@ -135,6 +138,7 @@ rule morph_cda_evaluate:
         train=rules.morph_cda_prepare.output.train,
         annotations=lambda wc: MORPH["languages"][wc.lang]["annotations"],
         gazetteer=lambda wc: file_ref_input(MORPH["languages"][wc.lang]["gazetteer"]),
+        language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
         table=study_report(f"{MORPH_OUT}/{{lang}}/intrinsic.tsv", "morph_cda", "evaluate", subcategory="{lang}"),
         by_relation=f"{MORPH_OUT}/{{lang}}/intrinsic_by_relation.tsv",
@@ -261,7 +265,7 @@ rule morph_cda_wordnet_gazetteer:
     input:
         pwn=file_ref_input(MORPH.get("pwn_data_noun")),
         omw=lambda wc: file_ref_input(MORPH["languages"][wc.lang].get("wordnet")),
-        suffixes="resources/morph_cda/wordnet_suffixes.yaml",
+        language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
         f"{MORPH_OUT}/{{lang}}/wordnet_candidates.tsv",
     log:
@@ -273,3 +277,27 @@ rule morph_cda_wordnet_gazetteer:
         f"{ENVS}/base.yaml"
     script:
         "../scripts/morph_cda/wordnet_gazetteer.py"
+
+
+rule morph_cda_parser:
+    """Optional: a small spaCy pipeline trained on the language's treebank splits, for raw text where
+    no pipeline is installed (Italian); `cdaflow cda` loads it through the language file's parser list."""
+    input:
+        train=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["train"]],
+    output:
+        model=directory(f"{MORPH_OUT}/{{lang}}/parser"),
+        scores=f"{MORPH_OUT}/{{lang}}/parser_scores.json",
+    log:
+        "logs/morph_cda/parser/{lang}.log",
+    benchmark:
+        "results/benchmarks/morph_cda/parser/{lang}.tsv"
+    params:
+        seed=config["seed"],
+    threads: THREADS
+    resources:
+        **job_resources(),
+    conda:
+        f"{ENVS}/parsing.yaml"
+    script:
+        "../scripts/morph_cda/parser.py"
+

@@ -11,48 +11,38 @@ import dataclasses
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.gazetteer import Gazetteer
-from cdaflow.morph_cda.model import POS_INDEX, REL_INDEX, AgreementMRF, Batch, EncodedSentence, encode, relation
+from cdaflow.morph_cda.hunspell import Hunspell, agrees, features_of, genderless
+from cdaflow.morph_cda.model import (
+    POS_INDEX,
+    REL_INDEX,
+    AgreementMRF,
+    Batch,
+    EncodedSentence,
+    encode_words,
+    relation,
+)
 from cdaflow.morph_cda.reinflection import Reinflector
-from cdaflow.morph_cda.surface import CONTRACTIONS, detokenize, match_case, surface
+from cdaflow.morph_cda.surface import detokenize, surface
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
+from cdaflow.text.case import match_case
 
 DIRECTIONS = ("flip", "to-fem", "to-masc")
 # Parts of speech whose gender is their own, not agreement: only an intervention changes it. In
 # the annotated sentences of Table 3 no Spanish noun but the intervened one changes (1 of 280
 # changes); letting them flip only adds whole noun phrases changed by weak arcs.
 INHERENT_GENDER = ("NOUN", "PROPN")
-
-# Single-word fused preposition + article (spaCy's output; UD AnCora 2.2's "del"/"al"): the
-# word gets its article's agreement features so the MRF can flip them, and its new form is
-# the preposition + the new article (contracted again where the language does).
-FUSED = {lang: {joined: pair for pair, joined in table.items()} for lang, table in CONTRACTIONS.items()}
-# Definite articles by (gender, number). Italian lo/gli (before s+consonant, z, vowels) are
-# phonologically conditioned; il/i stand for them here.
-ARTICLES = {
-    "es": {("Masc", "Sing"): "el", ("Fem", "Sing"): "la", ("Masc", "Plur"): "los", ("Fem", "Plur"): "las"},
-    "fr": {("Masc", "Sing"): "le", ("Fem", "Sing"): "la", ("Masc", "Plur"): "les", ("Fem", "Plur"): "les"},
-    "it": {("Masc", "Sing"): "il", ("Fem", "Sing"): "la", ("Masc", "Plur"): "i", ("Fem", "Plur"): "le"},
-}
-
-
-def article_tag(lang: str, article: str) -> Tag | None:
-    """Agreement subtags of a definite article (None when unknown or ambiguous in gender)."""
-    matches = [key for key, form in ARTICLES.get(lang, {}).items() if form == article]
-    if article in ("lo", "gli") and lang == "it":
-        matches = [("Masc", "Sing" if article == "lo" else "Plur")]
-    if len(matches) != 1:
-        return None
-    gender, number = matches[0]
-    return (f"Gender={gender}", f"Number={number}")
-
 
 @dataclass
 class Intervention:
@@ -65,6 +55,18 @@ class Intervention:
     upos: str | None = None  # the part of speech the MRF reads for the word, when not the parser's
 
 
+@dataclass(frozen=True)
+class _Query:
+    """One changed word to reinflect: its lemma, part of speech, new features and tags."""
+
+    lemma: str
+    upos: str
+    features: dict[str, str]
+    tag: Tag
+    old_features: dict[str, str] | None  # the word's own, for by_analogy (None: a new lemma)
+    old_tag: Tag
+
+
 @dataclass
 class Counterfactual:
     original: str
@@ -72,6 +74,7 @@ class Counterfactual:
     forms: list[str]  # every syntactic word's new form
     tags: list[Tag]  # every syntactic word's new tag
     changed: list[int]  # 0-based indices of words whose tag or form changed (nouns included)
+    intervened: list[int] = dataclasses.field(default_factory=list)  # 0-based indices of the interventions
 
 
 class CounterfactualGenerator:
@@ -86,31 +89,319 @@ class CounterfactualGenerator:
         *,
         carry_gender: bool = False,
         inherent_gender: Sequence[str] = INHERENT_GENDER,
+        lexicon_check: bool = False,
     ) -> None:
         self.mrf = mrf
         self.reinflector = reinflector
         self._adjectives: frozenset[str] | None = None  # lemmas the reinflection lexicon has as ADJ
+        self._adjective_forms: tuple[dict, dict] | None = None  # its ADJ forms' readings, its lemmas' forms
         self.lang = lang
+        self.language = languages.load(lang)  # the language file: fails here, not midway, if absent
         self.log_alpha = log_alpha
         self.carry_gender = carry_gender  # see AgreementMRF.intervene
         self.inherent_gender = tuple(inherent_gender)  # parts of speech that keep their gender
         self.inventory = mrf.inventory
         self.device = next(iter(mrf.buffers())).device
+        # The lexicon check (hunspell.py): the language's Hunspell dictionaries rank and veto
+        # reinflection candidates and fill features a parser left out. Off unless asked for, and
+        # off where the dictionaries are not installed, so the workflow's tables never depend on
+        # the machine; `cdaflow cda` asks for it.
+        self.hunspell = Hunspell.find(self.language.hunspell) if lexicon_check else None
+        self.lexicon_stats: Counter[str] = Counter()
+        self.unknown_forms: Counter[str] = Counter()  # generated forms no dictionary knows
+        self.vetoed_forms: Counter[tuple[str, str]] = Counter()  # (the reinflector's, the one chosen)
 
     def word_tag(self, word: dict) -> Tag:
         tag = tag_from_feats(word["feats"], self.inventory.features)
-        fused = FUSED.get(self.lang, {}).get(word["form"].lower())
+        fused = self.language.fused.get(word["form"].lower())
         if fused and word["upos"] == "ADP" and not gender_of(tag):
-            tag = article_tag(self.lang, fused[1]) or tag
+            tag = self.language.article_tag(fused[1]) or tag
         return tag
 
-    def _encode(self, sentence: Sentence):
-        encoded = encode(sentence, self.inventory)
-        ws = words(sentence)
+    # -- analysis ---------------------------------------------------------------------------
+    def analyse(self, sentence: Sentence, nouns: Collection[int] = ()) -> list[dict]:
+        """The sentence's syntactic words as agreement needs them, where a parser got them wrong
+        (copies; the sentence itself is not changed). `nouns`: 0-based indices of the person nouns
+        the gazetteer found in it (the interventions' words).
+
+        The tree: a person noun heads its noun phrase (spaCy: *La diosa griega* with *diosa* an
+        amod of *griega*; *Cette nouvelle voisine* with *voisine* an amod of *nouvelle*), is the
+        subject or object of the verb it was made an amod of (*La vecina parecía*), and takes the
+        determiner before it; a long possessive after a noun modifies it (*un primo suyo*); the
+        article of a headless relative goes with the noun across the copula (*es el que vive
+        arriba*); a conjunct of an adjectival modifier modifies the same noun (*alto y moreno*).
+
+        The features: a determiner or pronoun whose form its paradigm (language file) tags gets
+        that gender and number (French *mon*, Spanish *Aquél* tagged a name); a possessive has no
+        person of its own (the possessor's); a predicate under a copula tagged a verb, a lower-case
+        "name" or a verb, preposition or noun coordinated with an adjective is an adjective
+        (*estaba enfermo*, *niño travieso*, *sano y salvo*), with the gender and number the
+        reinflection lexicon attests for its form, or the dictionary gives it (lexicon check), or
+        its controller's; a word with a gender but no number takes its controller's number; an
+        invariant participle (:meth:`frozen`) carries no agreement.
+        """
+        ws = [dict(w, feats=dict(w["feats"] or {})) for w in words(sentence)]
+        for index in nouns:
+            if ws[index]["upos"] != "PRON":
+                ws[index]["upos"] = "NOUN"
+            if ws[index]["deprel"] == "expl:subj":  # spaCy's French personal il: a subject
+                ws[index]["deprel"] = "nsubj"
+        nouns = set(nouns)
+        _uninvert_noun_phrases(ws, nouns)
+        _attach_nouns_and_determiners(ws, nouns)
+        self._attach_postnominal_possessives(ws)
+        self._attach_headless_articles(ws)
+        children: dict[int, list[dict]] = {}
+        for w in ws:
+            children.setdefault(int(w["head"] or 0), []).append(w)
+        by_id = {int(w["id"]): w for w in ws}
+        features = set(self.inventory.features)
+        for index, w in enumerate(ws):
+            feats = w["feats"]
+            known = self.language.paradigm_tag(w["form"])
+            if known and w["upos"] == "PROPN":  # spaCy: a capitalised Aquél as a name
+                w["upos"] = "PRON"
+            if known and w["upos"] in ("DET", "PRON", "ADJ") and "Gender" not in feats:
+                feats["Gender"], feats["Number"] = known
+            if feats.get("Poss") == "Yes":
+                feats.pop("Person", None)
+            relations = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            head = by_id.get(int(w["head"] or 0))
+            slip = (
+                (w["upos"] in ("VERB", "AUX") and "cop" in relations and feats.get("VerbForm") != "Part")
+                or (w["upos"] == "PROPN" and w["form"].islower() and relation(w["deprel"]) in ("amod", "xcomp"))
+            )
+            if slip and index not in nouns:
+                self._as_adjective(w, head if relation(w["deprel"]) == "amod" else None)
+        for w in ws:  # a bare noun right after a person noun modifies it: el abuelo enfermo
+            head = by_id.get(int(w["head"] or 0))
+            if (
+                w["upos"] == "NOUN"
+                and ws.index(w) not in nouns
+                and relation(w["deprel"]) in ("appos", "amod")
+                and head is not None
+                and ws.index(head) in nouns
+                and not {relation(c["deprel"]) for c in children.get(int(w["id"]), [])} & {"det", "case"}
+                and (
+                    self._attested_adjective(w["form"].lower()) or self._gender_by_ending(w["form"].lower(), w["feats"])
+                )
+            ):
+                self._as_adjective(w, head)
+                w["deprel"] = "amod"
+        for index, w in enumerate(ws):  # a bare predicate noun or adverb that is an adjective: es bajita
+            own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            if w["upos"] in ("NOUN", "ADV") and index not in nouns and "cop" in own and "det" not in own:
+                coordinated = any(
+                    relation(c["deprel"]) == "conj" and c["upos"] == "ADJ" for c in children.get(int(w["id"]), [])
+                )
+                if coordinated or self._gender_by_ending(w["form"].lower(), w["feats"]):
+                    self._as_adjective(w, None)
+        self._repair_conjuncts(ws, children)
+        for w in ws:
+            if (w["upos"] == "ADJ" or w["feats"].get("VerbForm") == "Part") and "Gender" not in w["feats"]:
+                form = w["form"].lower()
+                attested = self._attested_adjective(form)
+                gender = attested[1].get("Gender") if attested else self._gender_by_ending(form, w["feats"])
+                if gender:
+                    w["feats"]["Gender"] = gender
+        if self.hunspell is not None:
+            self._features_from_lexicon(ws, features)
+        if "Number" in features:
+            for w in ws:
+                if "Gender" in w["feats"] and "Number" not in w["feats"]:
+                    number = _controller_number(w, ws, children)
+                    if number:
+                        w["feats"]["Number"] = number
+        for w, frozen in zip(ws, self.frozen(ws)):
+            if frozen:  # an invariant participle carries no agreement: what agrees passes it by
+                w["feats"].pop("Gender", None)
+                w["feats"].pop("Number", None)
+        _conjuncts_of_modifiers(ws)
+        return ws
+
+    def _as_adjective(self, w: dict, source: dict | None) -> None:
+        """Read a mis-tagged word as an adjective: the lemma, gender and number the reinflection
+        lexicon attests for its form, else `source`'s gender and number (the word it agrees with)."""
+        w["upos"] = "ADJ"
+        for name in ("Person", "Mood", "Tense", "VerbForm"):
+            w["feats"].pop(name, None)
+        attested = self._attested_adjective(w["form"].lower())
+        if attested is not None:
+            w["lemma"] = attested[0]
+            for name in ("Gender", "Number"):
+                w["feats"].pop(name, None)
+            w["feats"].update(attested[1])
+        elif source is not None:
+            for name in ("Gender", "Number"):
+                if name in (source["feats"] or {}):
+                    w["feats"][name] = source["feats"][name]
+
+    def _attach_postnominal_possessives(self, ws: list[dict]) -> None:
+        """A possessive of the language's paradigms right after a noun modifies it (spaCy: *Un
+        primo suyo vive* with *suyo* as the subject)."""
+        for before, w in zip(ws, ws[1:]):
+            if (
+                before["upos"] in ("NOUN", "PROPN")
+                and self.language.paradigm_tag(w["form"])
+                and relation(w["deprel"]) not in ("det", "root")
+                and not _below(before, w, ws)
+            ):
+                # a determiner of the noun (spaCy: "tuya" as a preposition, "tuyo" as an adjective)
+                w["head"], w["deprel"], w["upos"] = before["id"], "det", "DET"
+
+    def _attach_headless_articles(self, ws: list[dict]) -> None:
+        """The article of a headless relative agrees with the noun across the copula: *Mi vecino
+        es el que vive arriba* (spaCy: *el* a det of *vive*). It becomes a det of that noun."""
+        by_id = {int(w["id"]): w for w in ws}
+        for w in ws:
+            verb = by_id.get(int(w["head"] or 0))
+            if (
+                w["upos"] not in ("DET", "PRON")
+                or self.language.article_tag(w["form"]) is None
+                or relation(w["deprel"]) != "det"
+                or verb is None
+                or verb["upos"] not in ("VERB", "AUX")
+                or not any(c["head"] == verb["id"] and _is_relative_word(c) for c in ws)
+            ):
+                continue
+            head = by_id.get(int(verb["head"] or 0))
+            referent = None
+            if head is not None and head["upos"] in ("NOUN", "PROPN", "PRON"):
+                referent = head  # the relative is a subject of a predicate noun: *el que estudia es mi hijo*
+            elif head is not None:
+                referent = next(
+                    (
+                        c
+                        for c in ws
+                        if c["head"] == head["id"] and relation(c["deprel"]) == "nsubj" and c is not verb
+                        and c["upos"] in ("NOUN", "PROPN", "PRON")
+                    ),
+                    None,
+                )
+            if referent is not None:
+                w["head"], w["deprel"] = referent["id"], "det"
+
+    def _repair_conjuncts(self, ws: list[dict], children: dict[int, list[dict]]) -> None:
+        """A conjunct of an adjective that a parser tagged as something else (spaCy: *sano y salvo*
+        with *salvo* a preposition, *agotado y dolorido* with *dolorido* a finite verb, *sucias y
+        cansadas* with *cansadas* a noun) is an adjective, agreeing as its first conjunct does."""
+        by_id = {int(w["id"]): w for w in ws}
+        for w in ws:
+            head = by_id.get(int(w["head"] or 0))
+            if relation(w["deprel"]) != "conj" or head is None or not _agreeing(head) or w["upos"] == "ADJ":
+                continue
+            own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            if own & {"det", "case", "nsubj", "cop", "obj"}:
+                continue
+            if w["upos"] == "VERB" and w["feats"].get("VerbForm") == "Part":
+                continue
+            self._as_adjective(w, head)
+
+    def _gender_by_ending(self, form: str, feats: dict) -> str | None:
+        """The gender a form's ending shows, when the form with the other gender's ending is a word
+        the dictionaries know (*contentas*: feminine, as *contentos* exists); None without the
+        lexicon check."""
+        if self.hunspell is None or form in self.language.invariable:
+            return None
+        number = feats.get("Number", "Plur" if form.endswith("s") else "Sing")
+        found = []
+        for gender, other in (("Masc", "Fem"), ("Fem", "Masc")):
+            swapped = self.language.gender_candidates(form, gender, other, number)
+            if swapped and self.hunspell.known(swapped):
+                found.append(gender)
+        return found[0] if len(found) == 1 else None
+
+    def _attested_adjective(self, form: str) -> tuple[str, dict[str, str]] | None:
+        """(lemma, gender and number) of an adjective form the reinflection lexicon attests with one
+        analysis, whose lemma it also attests with another form for the other gender (so an
+        invariable *general*, which the treebanks annotate with the gender of its noun, gets
+        none); else None."""
+        lexicon = getattr(self.reinflector, "lexicon", None)
+        if lexicon is None:
+            return None
+        if self._adjective_forms is None:
+            readings: dict[str, set[tuple]] = {}
+            forms: dict[tuple, set[str]] = {}  # (lemma, gender, number) -> its forms
+            for lemma, upos, feats, written, _count in lexicon.entries():
+                if upos == "ADJ":
+                    agreement = dict(f.split("=", 1) for f in feats if f.split("=")[0] in ("Gender", "Number"))
+                    readings.setdefault(written, set()).add((lemma, tuple(sorted(agreement.items()))))
+                    forms.setdefault((lemma, agreement.get("Gender"), agreement.get("Number")), set()).add(written)
+            self._adjective_forms = (readings, forms)
+        readings, forms = self._adjective_forms
+        found = readings.get(form)
+        if not found or len({agreement for _, agreement in found}) != 1:
+            return None
+        lemma, agreement = min(found)
+        features = dict(agreement)
+        other = GENDER_SWAP.get(features.get("Gender", ""))
+        if other is None:
+            return lemma, features  # attested without a gender: invariable
+        if not forms.get((lemma, other, features.get("Number")), set()) - {form}:
+            return None  # the other gender's form is unknown or the same: nothing tells this one's gender
+        return lemma, features
+
+    def _features_from_lexicon(self, ws: list[dict], features: set[str]) -> None:
+        """Gender and number of adjectives, participles and predicates as the dictionary gives
+        them where it gives one reading (spaCy: *gentil* as a plural verb, *drôle* as a pronoun);
+        none where every reading fits both genders (*jeune*); a "participle" the dictionary knows
+        only as another verb form is none (*habite*)."""
+        predicates = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "cop"}
+        targets = [
+            w for w in ws if w["upos"] == "ADJ" or w["feats"].get("VerbForm") == "Part" or int(w["id"]) in predicates
+        ]
+        if not targets:
+            return
+        analyses = self.hunspell.analyses(w["form"].lower() for w in targets)
+        for w in targets:
+            found = analyses[w["form"].lower()]
+            marks = self.language.hunspell_marks_gender  # only such a dictionary tells participles apart
+            if marks and w["upos"] == "VERB" and found and not any(a & {"po:ppas", "po:adj"} for a in found):
+                w["feats"].pop("Gender", None)
+                w["feats"].pop("Number", None)
+                continue
+            if genderless(found):
+                w["feats"].pop("Gender", None)
+            for name, value in features_of(found).items():
+                if name in features:
+                    w["feats"][name] = value
+
+    def frozen(self, ws: Sequence[dict]) -> list[bool]:
+        """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
+        language's ``perfect_auxiliaries`` and no copula or passive auxiliary goes with it), and a
+        participle that is itself an auxiliary (*ha sido*, *a été*)."""
+        children: dict[int, list[dict]] = {}
+        for w in ws:
+            children.setdefault(int(w["head"] or 0), []).append(w)
+        out = []
+        for w in ws:
+            participle = (w["feats"] or {}).get("VerbForm") == "Part"
+            if not participle:
+                out.append(False)
+                continue
+            if self.language.invariant_participle_of_aux and relation(w["deprel"]) == "aux":
+                out.append(True)
+                continue
+            auxiliaries = [c for c in children.get(int(w["id"]), []) if relation(c["deprel"]) in ("aux", "cop")]
+            perfect = any((c["lemma"] or "").lower() in self.language.perfect_auxiliaries for c in auxiliaries)
+            be = any(
+                relation(c["deprel"]) == "cop"
+                or (c["deprel"] or "").endswith(":pass")
+                or (c["lemma"] or "").lower() in self.language.be_lemmas
+                for c in auxiliaries
+            )
+            out.append(perfect and not be)
+        return out
+
+    def _encode(self, sentence: Sentence, ws: list[dict] | None = None) -> EncodedSentence:
+        """The MRF's arrays of a sentence, from its analysed words (:meth:`analyse`)."""
+        ws = self.analyse(sentence) if ws is None else ws
+        encoded = encode_words(ws, self.inventory, self.language.be_lemmas)
         encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in ws]
+        encoded.frozen |= np.array(self.frozen(ws), dtype=bool)
         for index in self._predicate_adjectives(ws):
             encoded.pos[index] = POS_INDEX["ADJ"]
-        fused = FUSED.get(self.lang, {})
+        fused = self.language.fused
         for index, w in enumerate(ws):
             if w["upos"] == "ADP" and w["form"].lower() in fused and gender_of(self.word_tag(w)):
                 # a fused preposition + article (*del*, *al*) is read as the treebanks split it:
@@ -119,34 +410,42 @@ class CounterfactualGenerator:
         return encoded
 
     def _predicate_adjectives(self, ws: list[dict]) -> list[int]:
-        """Bare predicate nouns the MRF reads as adjectives (0-based indices).
+        """Predicates the MRF reads as adjectives (0-based indices).
 
         A parser may tag a predicate adjective NOUN (spaCy: *El abuelo estaba enfermo*). In the
         training treebanks a predicate NOUN agrees with its subject about half the time, an ADJ
         nearly always, so the tag decides. A NOUN with a copula and no determiner whose lemma
-        the reinflection lexicon (the same treebanks) attests as an adjective is read as one.
+        the reinflection lexicon (the same treebanks) attests as an adjective is read as one;
+        so is a participle under a copula (no treebank puts a verb there: *est fatigué*).
         """
-        lexicon = getattr(self.reinflector, "lexicon", None)
-        if lexicon is None:
-            return []
-        adjectives = self._adjective_lemmas(lexicon)
         children: dict[int, set[str]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), set()).add(relation(w["deprel"]))
-        return [
-            index
-            for index, w in enumerate(ws)
-            if w["upos"] == "NOUN"
-            and "cop" in children.get(int(w["id"]), set())
-            and "det" not in children.get(int(w["id"]), set())
-            and (w["lemma"] or w["form"]).lower() in adjectives
-        ]
+        lexicon = getattr(self.reinflector, "lexicon", None)
+        adjectives = self._adjective_lemmas(lexicon) if lexicon is not None else frozenset()
+        passive = {int(w["head"] or 0) for w in ws if (w["deprel"] or "") == "aux:pass"}
+        nouns = [w["form"].lower() for w in ws if w["upos"] == "NOUN"]
+        readings = self.hunspell.analyses(nouns) if self.hunspell is not None and nouns else {}
+        out = []
+        for index, w in enumerate(ws):
+            own = children.get(int(w["id"]), set())
+            if "cop" not in own and int(w["id"]) not in passive:
+                continue
+            if w["upos"] == "NOUN" and "det" not in own:
+                # the dictionary reads the form as an adjective or participle (*sont partis*)
+                adjective = any(a & {"po:adj", "po:ppas"} for a in readings.get(w["form"].lower(), ()))
+                if adjective or ("cop" in own and (w["lemma"] or w["form"]).lower() in adjectives):
+                    out.append(index)
+            elif "cop" in own and w["upos"] in ("VERB", "AUX") and (w["feats"] or {}).get("VerbForm") == "Part":
+                out.append(index)
+        return out
 
     def _adjective_lemmas(self, lexicon) -> frozenset[str]:
         if self._adjectives is None:
             self._adjectives = frozenset(lemma for lemma, upos, *_ in lexicon.entries() if upos == "ADJ")
         return self._adjectives
 
+    # -- generation -------------------------------------------------------------------------
     def generate(
         self,
         sentences: Sequence[Sentence],
@@ -161,11 +460,17 @@ class CounterfactualGenerator:
         # Corpus augmentation sends one sentence several times (one copy per gender
         # combination): encode each distinct sentence once.
         cache: dict[int, Any] = {}
-        encoded = []
+        nouns: dict[int, set[int]] = {}  # the person nouns of each distinct sentence
+        for sentence, group in zip(sentences, interventions):
+            nouns.setdefault(id(sentence), set()).update(i.index for i in group)
+        encoded, analysed = [], []
         for sentence, group in zip(sentences, interventions):
             if id(sentence) not in cache:
-                cache[id(sentence)] = self._encode(sentence)
-            encoded.append(_with_parts_of_speech(cache[id(sentence)], group))
+                ws = self.analyse(sentence, nouns[id(sentence)])
+                cache[id(sentence)] = (self._encode(sentence, ws), ws)
+            one, ws = cache[id(sentence)]
+            encoded.append(_with_parts_of_speech(one, group))
+            analysed.append(ws)
         batch = Batch.build(encoded, self.device)
         fixed = [[(i.index, self.inventory.index(i.tag)) for i in group] for group in interventions]
         if propagate:
@@ -180,8 +485,7 @@ class CounterfactualGenerator:
         # Every word whose tag changed is reinflected; collect them all first: one batched call.
         queries, slots = [], []
         results = []
-        for b, (sentence, group) in enumerate(zip(sentences, interventions)):
-            ws = words(sentence)
+        for b, (ws, group) in enumerate(zip(analysed, interventions)):
             given = {i.index: i for i in group}
             tags = [self.inventory.tags[int(t)] for t in predicted[b, : len(ws)]]
             forms = [w["form"] for w in ws]
@@ -196,63 +500,246 @@ class CounterfactualGenerator:
                     features = feats_with_tag(word["feats"], tag, self.inventory.features)
                     # The word's own features, for by_analogy, unless the intervention gave it a new lemma.
                     own = None if index in given and given[index].lemma else (word["feats"] or {})
-                    queries.append((lemma or word["form"], word["upos"], features, tag, own))
+                    queries.append(_Query(lemma or word["form"], word["upos"], features, tag, own, old_tag))
                     slots.append((b, index, word["form"]))
                     changed.append(index)
-            results.append((sentence, forms, tags, changed))
+            results.append((forms, tags, changed))
         new_forms = self._reinflect(queries, slots) if queries else {}
         out = []
-        for b, (sentence, forms, tags, changed) in enumerate(results):
+        for b, (sentence, (forms, tags, changed)) in enumerate(zip(sentences, results)):
             for index in changed:
                 if (b, index) in new_forms:
                     forms[index] = new_forms[(b, index)]
-            ws = words(sentence)
+            ws = analysed[b]
+            changed = self._alternate(ws, forms, tags, changed)
             replaced = {int(ws[i]["id"]): forms[i] for i in changed if forms[i] != ws[i]["form"]}
-            tokens, spaces = surface(sentence, replaced, self.lang)
+            tokens, spaces = surface(sentence, replaced, self.language)
             out.append(
                 Counterfactual(
-                    original=sentence.metadata.get("text") or detokenize(*surface(sentence, {}, self.lang)),
+                    original=sentence.metadata.get("text") or detokenize(*surface(sentence, {}, self.language)),
                     counterfactual=detokenize(tokens, spaces),
                     forms=forms,
                     tags=tags,
                     changed=changed,
+                    intervened=sorted(i.index for i in interventions[b]),
                 )
             )
         return out
 
-    def _reinflect(self, queries, slots) -> dict[tuple[int, int], str]:
+    def _alternate(self, ws: list[dict], forms: list[str], tags: list[Tag], changed: list[int]) -> list[int]:
+        """The forms words take before the next word (*le acteur* -> *l'acteur*, *la amie* ->
+        *l'amie*, *ma amie* -> *mon amie*, *ce acteur* -> *cet acteur*, *la ama* -> *el ama*, and
+        back where the next word changed), for words that changed or precede one that did;
+        returns the changed indices, these included."""
+        if not self.language.alternations:
+            return changed
+        touched = set(changed)
+        for index in range(len(ws) - 1):
+            if index not in touched and index + 1 not in touched:
+                continue
+            form = forms[index]
+            pieces = form.split(" ")  # a fused preposition written out: "de la"
+            gender = next(iter(gender_of(tags[index])), None)
+            last = self.language.alternate(pieces[-1].lower(), gender, forms[index + 1], ws[index + 1]["upos"])
+            if last == pieces[-1].lower():
+                continue
+            pieces[-1] = match_case(pieces[-1], last)
+            new = " ".join(pieces)
+            if len(pieces) == 2:  # de + el -> del again
+                new = match_case(pieces[0], self.language.contract(*pieces) or new)
+            forms[index] = new
+            touched.add(index)
+        return sorted(touched)
+
+    def _reinflect(self, queries: Sequence[_Query], slots) -> dict[tuple[int, int], str]:
+        """New forms of the changed words: the reinflector's (see by_analogy), or with the
+        lexicon check the first of its candidates the language's dictionaries know with the new
+        gender and number (:meth:`_choose`)."""
         forms: dict[tuple[int, int], str] = {}
-        fused = FUSED.get(self.lang, {})
-        neural_queries, neural_slots = [], []
+        fused = self.language.fused
+        neural_queries, neural_slots, originals, kept = [], [], [], []
         old_queries, rebuilt_of = [], {}  # rebuilt_of: neural query -> its old-features query
-        for (lemma, upos, features, tag, old_features), (b, index, original) in zip(queries, slots):
+        for query, (b, index, original) in zip(queries, slots):
             pair = fused.get(original.lower())
-            if pair and upos == "ADP":
-                article = self._article(pair[1], tag)
-                contracted = CONTRACTIONS[self.lang].get((pair[0], article))
+            if pair and query.upos == "ADP":
+                article = self._article(pair[1], query.tag)
+                contracted = self.language.contract(pair[0], article)
                 forms[(b, index)] = match_case(original, contracted or f"{pair[0]} {article}")
                 continue
-            neural_queries.append((lemma.lower(), upos, features))
+            # an alternate form is reinflected from its full form (cet -> ce -> cette)
+            full = self.language.full_form(original.lower(), next(iter(gender_of(query.old_tag)), None))
+            neural_queries.append((query.lemma.lower(), query.upos, query.features))
             neural_slots.append((b, index, original))
-            if old_features is not None:
-                old_queries.append((lemma.lower(), upos, old_features))
+            originals.append(full)
+            kept.append(query)
+            if query.old_features is not None:
+                old_queries.append((query.lemma.lower(), query.upos, query.old_features))
                 rebuilt_of[len(neural_queries) - 1] = len(old_queries) - 1
-        if neural_queries:
-            if self.reinflector is None:
-                raise RuntimeError("a reinflector is needed to reinflect changed words")
-            # One batched call for the new forms and for the words as they stand (see by_analogy).
-            inflected = self.reinflector.inflect(neural_queries + old_queries)
-            new, rebuilt = inflected[: len(neural_queries)], inflected[len(neural_queries) :]
-            for k, ((b, index, original), form) in enumerate(zip(neural_slots, new)):
-                if k in rebuilt_of:
-                    form = by_analogy(original.lower(), rebuilt[rebuilt_of[k]], form)
-                forms[(b, index)] = match_case(original, form)
+        if not neural_queries:
+            return forms
+        if self.reinflector is None:
+            raise RuntimeError("a reinflector is needed to reinflect changed words")
+        # One batched call for the new forms and for the words as they stand (see by_analogy).
+        inflected = self.reinflector.inflect(neural_queries + old_queries)
+        new, rebuilt = inflected[: len(neural_queries)], inflected[len(neural_queries) :]
+        lists = []
+        for k, (form, full, query) in enumerate(zip(new, originals, kept)):
+            old = rebuilt[rebuilt_of[k]] if k in rebuilt_of else None
+            primary = by_analogy(full, old, form) if old is not None else form
+            gender, number = next(iter(gender_of(query.tag)), ""), "Plur" if "Number=Plur" in query.tag else "Sing"
+            listed = self.language.paradigm_form(full, gender, number)  # éste -> ésta, as written
+            if listed or full in self.language.invariable:
+                lists.append([listed or full])
+                continue
+            if self.hunspell is None:
+                lists.append([primary])
+                continue
+            swapped = self.language.gender_candidates(full, next(iter(gender_of(query.old_tag)), ""), gender, number)
+            # where the lemma does not rebuild the word (a parser's wrong lemma: *content* as
+            # *conter*), the word's own form with its ending swapped goes before the lemma's
+            lemma_rebuilds = old is None or old == full
+            ordered = [primary, form, *swapped] if lemma_rebuilds else [*swapped, primary, form]
+            lists.append(list(dict.fromkeys(c for c in ordered if c)))
+        chosen = self._choose(lists, [q.features for q in kept])
+        for (b, index, original), form in zip(neural_slots, chosen):
+            forms[(b, index)] = match_case(original, form)
         return forms
+
+    def _choose(self, lists: list[list[str]], features: list[dict]) -> list[str]:
+        """The first candidate of each list the dictionaries know with its gender and number; the
+        first of the list where none is (counted in ``lexicon_stats``, kept in ``unknown_forms``).
+
+        Where the dictionaries do not mark gender (Spanish, Italian, Hebrew), a candidate that
+        looks like the other gender's form is passed over: it ends in the other gender's ending
+        and swapping that ending gives a word the dictionaries know (*cansadas* for a masculine,
+        when *cansados* exists)."""
+        if self.hunspell is None:
+            return [candidates[0] for candidates in lists]
+        marks = self.language.hunspell_marks_gender
+        other = {"Masc": "Fem", "Fem": "Masc"}
+        swaps: dict[tuple[str, str, str], list[str]] = {}
+        if not marks:
+            for candidates, feats in zip(lists, features):
+                gender, number = feats.get("Gender"), feats.get("Number", "Sing")
+                if gender in other:
+                    for c in candidates:
+                        swaps[(c, gender, number)] = self.language.gender_candidates(c, other[gender], gender, number)
+        words_to_check = [c for candidates in lists for c in candidates]
+        words_to_check += [w for swapped in swaps.values() for w in swapped]
+        analyses = self.hunspell.analyses(words_to_check)
+
+        def fits(candidate: str, feats: dict) -> bool:
+            if not agrees(analyses.get(candidate, ()), feats, marks_gender=marks):
+                return False
+            swapped = swaps.get((candidate, feats.get("Gender"), feats.get("Number", "Sing")), ())
+            return not any(analyses.get(w) for w in swapped)
+
+        chosen = []
+        for candidates, feats in zip(lists, features):
+            fit = next((c for c in candidates if fits(c, feats)), None)
+            self.lexicon_stats["checked"] += 1
+            if fit is None:
+                self.lexicon_stats["unknown"] += 1
+                self.unknown_forms[candidates[0]] += 1
+                fit = candidates[0]
+            elif fit != candidates[0]:
+                self.lexicon_stats["vetoed"] += 1
+                self.vetoed_forms[(candidates[0], fit)] += 1
+            chosen.append(fit)
+        return chosen
 
     def _article(self, article: str, tag: Tag) -> str:
         gender = "Fem" if "Gender=Fem" in tag else "Masc"
         number = "Plur" if "Number=Plur" in tag else "Sing"
-        return ARTICLES.get(self.lang, {}).get((gender, number), article)
+        return self.language.article(gender, number) or article
+
+
+def _uninvert_noun_phrases(ws: list[dict], nouns: Collection[int] = ()) -> None:
+    """A noun attached as ``amod`` of an adjective, or a person noun attached as ``amod`` of
+    another word of its phrase, heads it instead, with its place in the tree and its determiners
+    (a parser's inversion: *Cette nouvelle voisine*, *La diosa griega*); the demoted word is an
+    adjective."""
+    by_id = {int(w["id"]): w for w in ws}
+    for index, w in enumerate(ws):
+        head = by_id.get(int(w["head"] or 0))
+        if relation(w["deprel"]) != "amod" or head is None:
+            continue
+        inverted = w["upos"] in ("NOUN", "PROPN") and head["upos"] == "ADJ"
+        person = index in nouns and head["upos"] in ("NOUN", "PROPN", "ADJ") and ws.index(head) not in nouns
+        if not (inverted or person):
+            continue
+        w["head"], w["deprel"] = head["head"], head["deprel"]
+        head["head"], head["deprel"] = w["id"], "amod"
+        if head["upos"] != "ADJ":
+            head["upos"] = "ADJ"
+        for other in ws:
+            if other is not w and other["head"] == head["id"] and relation(other["deprel"]) in ("det", "amod"):
+                other["head"] = w["id"]
+
+
+def _attach_nouns_and_determiners(ws: list[dict], nouns: Collection[int]) -> None:
+    """A person noun made an amod of a verb (spaCy: *La vecina parecía* with *vecina* an adjective
+    on *parecía*) is its subject, or its object after it; a determiner right before a person noun
+    is the noun's."""
+    for index in nouns:
+        w = ws[index]
+        head = next((h for h in ws if h["id"] == w["head"]), None)
+        if relation(w["deprel"]) == "amod" and head is not None and head["upos"] in ("VERB", "AUX"):
+            w["deprel"] = "nsubj" if index < ws.index(head) else "obj"
+        if index > 0 and ws[index - 1]["upos"] == "DET" and ws[index - 1]["head"] != w["id"]:
+            before = ws[index - 1]
+            if not any(c["head"] == before["id"] for c in ws):
+                before["head"], before["deprel"] = w["id"], "det"
+
+
+def _below(node: dict, ancestor: dict, ws: list[dict]) -> bool:
+    """Whether `node` is `ancestor` or under it in the tree."""
+    by_id = {int(w["id"]): w for w in ws}
+    steps = 0
+    while node is not None and steps <= len(ws):
+        if node is ancestor:
+            return True
+        node, steps = by_id.get(int(node["head"] or 0)), steps + 1
+    return False
+
+
+def _is_relative_word(word: dict) -> bool:
+    return "Rel" in ((word["feats"] or {}).get("PronType") or "")
+
+
+def _agreeing(word: dict) -> bool:
+    """An adjective or participle (what a coordinated adjective agrees along with)."""
+    return word["upos"] == "ADJ" or (word["feats"] or {}).get("VerbForm") == "Part"
+
+
+def _conjuncts_of_modifiers(ws: list[dict]) -> None:
+    """A conjunct of an adjectival modifier modifies the same noun (*un hombre alto y moreno*), as
+    enhanced UD has it: it becomes an amod of that noun."""
+    by_id = {int(w["id"]): w for w in ws}
+    for w in ws:
+        head = by_id.get(int(w["head"] or 0))
+        if relation(w["deprel"]) == "conj" and w["upos"] == "ADJ" and head and relation(head["deprel"]) == "amod":
+            w["head"], w["deprel"] = head["head"], "amod"
+
+
+def _controller_number(word: dict, ws: list[dict], children: dict[int, list[dict]]) -> str | None:
+    """The Number of the word `word` agrees with: its head noun (amod, det), else its subject, else
+    its copula or auxiliary, else its head (a verb or a conjoined predicate)."""
+    by_id = {int(w["id"]): w for w in ws}
+    head = by_id.get(int(word["head"] or 0))
+    own = children.get(int(word["id"]), [])
+    order = []
+    if relation(word["deprel"]) in ("amod", "det", "acl") and head is not None:
+        order.append(head)
+    order += [c for c in own if relation(c["deprel"]) == "nsubj"]
+    order += [c for c in own if relation(c["deprel"]) in ("cop", "aux")]
+    if head is not None:
+        order.append(head)
+    for candidate in order:
+        number = (candidate["feats"] or {}).get("Number")
+        if number in ("Sing", "Plur"):
+            return number
+    return None
 
 
 def _with_parts_of_speech(encoded: EncodedSentence, group: Sequence[Intervention]) -> EncodedSentence:
@@ -287,13 +774,21 @@ def by_analogy(original: str, rebuilt: str, new: str) -> str:
 def interventions_for(
     sentence: Sentence, gazetteer: Gazetteer, generator: CounterfactualGenerator, direction: str
 ) -> list[Intervention]:
-    """Interventions on every animate noun of a sentence, in the given direction."""
+    """Interventions on every animate noun of a sentence, and on every third-person or plural
+    personal pronoun of the language file (*él*, *nosotros*, *elles*, *loro*), in the given
+    direction. First- and second-person singular pronouns (*yo*, *tú*, *je*) name no one whose
+    gender the sentence shows: they are left as they are."""
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
     out = []
-    for index, word in enumerate(words(sentence)):
-        found = gazetteer.lookup(word, sentence)
+    ws = words(sentence)
+    for index, word in enumerate(ws):
+        noun = _as_noun_if_coordinated(word, ws)
+        found = gazetteer.lookup(noun, sentence)
         if not found:
+            pronoun = pronoun_intervention(index, word, sentence, generator, direction)
+            if pronoun is not None:
+                out.append(pronoun)
             continue
         new_lemma, new_gender = found.lemma, found.gender
         if (direction == "to-fem" and new_gender != "Fem") or (
@@ -302,15 +797,79 @@ def interventions_for(
             continue
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
-        intervention = gender_intervention(index, word, generator, new_gender, form=form, lemma=new_lemma)
-        if word["upos"] == "PROPN":
-            # a lower-case PROPN the list knows is a tagging slip for a person noun (spaCy: "los
-            # reyes" PROPN without features): the MRF reads a NOUN with the list's number
+        intervention = gender_intervention(index, noun, generator, new_gender, form=form, lemma=new_lemma)
+        if word["upos"] != "NOUN":
+            # a lower-case PROPN, a title before a name, an ADJ used as a noun or a mis-tagged
+            # coordinated noun that the list knows is a tagging slip for a person noun (spaCy:
+            # "los reyes" PROPN without features, French "l'étudiant" ADJ, "tíos y primos" with
+            # "primos" a verb): the MRF reads a NOUN with the list's number
             intervention.upos = "NOUN"
             if not any(sub.startswith("Number=") for sub in intervention.tag):
                 intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
         out.append(intervention)
     return out
+
+
+def pronoun_intervention(
+    index: int, word: dict, sentence: Sentence, generator: CounterfactualGenerator, direction: str
+) -> Intervention | None:
+    """The intervention on a personal pronoun of the language file, or None (not one, an
+    impersonal subject such as French *il pleut*, or already of the direction's gender).
+
+    A gendered pronoun takes the other form (*ellos* -> *ellas*, *elle* in *avec elle* -> *lui*); a
+    common one (*loro*, *nous*, *usted*) keeps its form and takes the other gender, read off what
+    agrees with it (*nous sommes contentes*: feminine), so that its agreement changes.
+    """
+    if word["upos"] not in ("PRON", "PROPN", "DET", "NOUN"):  # spaCy: "Vosotros" as a noun
+        return None
+    language = generator.language
+    match = language.pronoun(word["form"], word["deprel"] or "")
+    if match is None or _impersonal(word, words(sentence), language):
+        return None
+    pronoun, gender = match
+    ws = words(sentence)
+    if relation(word["deprel"]) in ("obl", "iobj") and not any(
+        w["head"] == word["id"] and relation(w["deprel"]) == "case" for w in ws
+    ):
+        return None  # a clitic (je lui parle: both genders'), not the stressed form (chez lui)
+    if gender is None:  # common: the gender of what agrees with it
+        gender = Gazetteer._context_gender(word, sentence) or "Masc"
+    new_gender = GENDER_SWAP[gender]
+    if (direction == "to-fem" and new_gender != "Fem") or (direction == "to-masc" and new_gender != "Masc"):
+        return None
+    form = word["form"] if pronoun.common else match_case(word["form"], pronoun.forms[new_gender])
+    intervention = gender_intervention(index, word, generator, new_gender, form=form)
+    intervention.upos = "PRON" if word["upos"] == "PRON" else "NOUN"
+    if not any(sub.startswith("Number=") for sub in intervention.tag):
+        intervention.tag = tuple(sorted((*intervention.tag, f"Number={pronoun.number}")))
+    return intervention
+
+
+def _impersonal(word: dict, ws: list[dict], language) -> bool:
+    """A subject pronoun of an impersonal verb (fr *il faut*, *il pleut*, *il y a*, *il est
+    probable que*: the language file's ``impersonal``)."""
+    head = next((w for w in ws if w["id"] == word["head"]), None)
+    if head is None or relation(word["deprel"]) not in ("nsubj", "expl"):
+        return False
+    lemma = (head["lemma"] or "").lower()
+    if lemma in language.impersonal_verbs:
+        return True
+    dependents = [w for w in ws if w["head"] == head["id"]]
+    clitic = language.impersonal_clitics.get(lemma)
+    if clitic and any(w["form"].lower() == clitic for w in dependents):
+        return True
+    return any((w["deprel"] or "") in language.impersonal_clauses for w in dependents)
+
+
+def _as_noun_if_coordinated(word: dict, ws: list[dict]) -> dict:
+    """A word coordinated with a noun but tagged a verb, adverb or preposition (spaCy: *Mis tíos y
+    primos* with *primos* a verb), as the noun it is, without the verb's features."""
+    if word["upos"] not in ("VERB", "AUX", "ADV", "ADP") or relation(word["deprel"]) != "conj":
+        return word
+    head = next((w for w in ws if w["id"] == word["head"]), None)
+    if head is None or head["upos"] not in ("NOUN", "PROPN"):
+        return word
+    return dict(word, upos="NOUN", feats={})
 
 
 def gender_intervention(
@@ -333,22 +892,6 @@ def gender_intervention(
         raise ValueError(f"unknown gender {new_gender!r}; use one of {sorted(GENDER_SWAP)}")
     kept = [sub for sub in generator.word_tag(word) if not sub.startswith("Gender=")]
     return Intervention(index, tuple(sorted((*kept, f"Gender={new_gender}"))), form=form, lemma=lemma)
-
-
-def intervene_in_batches(
-    generator: CounterfactualGenerator,
-    items: Iterable[tuple[Sentence, list[Intervention]]],
-    batch_size: int = 256,
-) -> Iterable[Counterfactual]:
-    """Stream counterfactuals, `batch_size` sentences per MAP/reinflection call."""
-    chunk: list[tuple[Sentence, list[Intervention]]] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == batch_size:
-            yield from generator.generate([s for s, _ in chunk], [i for _, i in chunk])
-            chunk = []
-    if chunk:
-        yield from generator.generate([s for s, _ in chunk], [i for _, i in chunk])
 
 
 # -- packaged models for `cdaflow cda` -------------------------------------------------------
@@ -381,9 +924,10 @@ def save_model(
 
 
 def load_model(
-    directory: Path, device: str = "cpu", threads: int | None = None
+    directory: Path, device: str = "cpu", threads: int | None = None, *, lexicon_check: bool = False
 ) -> tuple[CounterfactualGenerator, Gazetteer]:
-    """Load a folder written by `save_model`; a clear error when it is not one."""
+    """Load a folder written by `save_model`; a clear error when it is not one. `lexicon_check`:
+    see CounterfactualGenerator (the workflow leaves it off, `cdaflow cda` turns it on)."""
     if not directory.is_dir():
         raise FileNotFoundError(
             f"{directory}: model folder not found (the workflow writes results/morph_cda/<lang>/models/lin)"
@@ -402,5 +946,6 @@ def load_model(
         carry_gender=settings.get("carry_gender", False),
         # folders saved before the setting existed let every word change, as they did then
         inherent_gender=settings.get("inherent_gender", ()),
+        lexicon_check=lexicon_check,
     )
     return generator, Gazetteer.read(directory / "gazetteer.tsv")

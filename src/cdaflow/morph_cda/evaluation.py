@@ -255,7 +255,9 @@ def tune_log_alpha(
 ) -> tuple[float, list[tuple[float, bool, dict]]]:
     """The log α of `grid` (and gender carrying, of `carry_gender`) with the best dev tag F1.
 
-    Ties go to form accuracy, then to no carrying, then to the smaller α. The generator is left
+    Ties go to form accuracy, then to carrying, then to the smaller α: carrying changes nothing
+    where no genderless word stands between agreeing ones, so a tie means the dev sentences
+    have no such case, and users' sentences do (*el mejor*, *la plus jeune*). The generator is left
     set to the best pair; the result is (best log α, [(log α, carry, dev scores), ...]).
     """
     results = []
@@ -266,7 +268,7 @@ def tune_log_alpha(
             results.append((log_alpha, carry, scores.as_row()))
     best = max(
         results,
-        key=lambda r: (round(r[2]["tag_f1"], 9), round(r[2]["form_accuracy"], 9), not r[1], -r[0]),
+        key=lambda r: (round(r[2]["tag_f1"], 9), round(r[2]["form_accuracy"], 9), r[1], -r[0]),
     )
     generator.log_alpha, generator.carry_gender = best[0], best[1]
     return best[0], results

@@ -28,13 +28,12 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import words
-from cdaflow.morph_cda.surface import CONTRACTIONS
+from cdaflow.morph_cda import language as languages
 
 __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 
@@ -195,14 +194,16 @@ class Gazetteer:
 
         The word's own form, then its Gender feature decide the current gender: UD lemmatises
         feminine nouns to the masculine (niña → niño), so the lemma alone cannot. A common-gender
-        noun's gender comes from its Gender feature, else from its determiners and adjectives in
-        `sentence` (when given), else it is taken as masculine (the augmentation's convention).
+        noun's gender comes from its determiners, adjectives and predicate adjective in `sentence`
+        (when given and they agree), else from its Gender feature, else it is taken as masculine
+        (the augmentation's convention).
         """
         if word["upos"] == "ADJ" and not _used_as_noun(word, sentence):
             return None
+        # a capitalised title before a name is looked up as a noun: el Doctor Pérez
         if word["upos"] not in ("NOUN", "PROPN", "ADJ") or self.is_epicene(word):
             return None
-        if word["upos"] == "PROPN" and not word["form"].islower():
+        if word["upos"] == "PROPN" and not word["form"].islower() and not _title_before_a_name(word, sentence):
             return None  # a name (China, Argentina, Hebrew דוד "David"), not a lower-case tagging slip
         form, lemma = word["form"].lower(), (word["lemma"] or "").lower()
         feats = word["feats"] or {}
@@ -211,7 +212,8 @@ class Gazetteer:
         found = None  # (masculine singular, current gender, number or None)
         if form in self.common or (form, "Masc") in singular_of and singular_of[(form, "Masc")] in self.common:
             masc = form if form in self.common else singular_of[(form, "Masc")]
-            found = (masc, gender or self._context_gender(word, sentence) or "Masc", "Sing" if form == masc else "Plur")
+            current = self._context_gender(word, sentence) or gender or "Masc"
+            found = (masc, current, "Sing" if form == masc else "Plur")
         elif form in self.to_fem:
             found = (form, "Masc", "Sing")
         elif form in self.to_masc:
@@ -221,7 +223,7 @@ class Gazetteer:
         elif (form, "Fem") in singular_of and singular_of[(form, "Fem")] in self.to_masc:
             found = (self.to_masc[singular_of[(form, "Fem")]], "Fem", "Plur")
         elif lemma in self.common:
-            found = (lemma, gender or self._context_gender(word, sentence) or "Masc", None)
+            found = (lemma, self._context_gender(word, sentence) or gender or "Masc", None)
         elif gender == "Masc" and lemma in self.to_fem:
             found = (lemma, "Masc", None)
         elif gender == "Fem" and lemma in self.to_masc:
@@ -255,14 +257,26 @@ class Gazetteer:
 
     @staticmethod
     def _context_gender(word: dict, sentence) -> str | None:
+        """The gender a common-gender noun's determiners, adjectives and predicate adjective show
+        (*cet élève*, *l'architecte est créative*), when they show one; the words around a
+        common-gender noun tell its gender better than a parser's guess on the noun itself."""
         if sentence is None:
             return None
+        ws = words(sentence)
         genders = {
             (dependent["feats"] or {}).get("Gender")
-            for dependent in words(sentence)
+            for dependent in ws
             if dependent["head"] == word["id"] and dependent["deprel"].split(":")[0] in ("det", "amod")
         } - {None}
-        return genders.pop() if len(genders) == 1 and genders <= set(GENDERS) else None
+        if len(genders) == 1 and genders <= set(GENDERS):
+            return genders.pop()
+        # no determiner says it: the predicate it is the subject of (nous sommes contentes)
+        head = next((w for w in ws if w["id"] == word["head"]), None)
+        if head is not None and word["deprel"].split(":")[0] in ("nsubj", "expl") and head["upos"] in ("ADJ", "VERB"):
+            if any(w["head"] == head["id"] and w["deprel"].split(":")[0] in ("cop", "aux") for w in ws):
+                gender = (head["feats"] or {}).get("Gender")
+                return gender if gender in GENDERS else None
+        return None
 
     # -- building -----------------------------------------------------------------------------
     @staticmethod
@@ -297,16 +311,35 @@ class Gazetteer:
         return filled
 
 
+def _title_before_a_name(word: dict, sentence) -> bool:
+    """A capitalised title right before a name (*el Doctor Pérez*, *la Presidenta Sánchez*)."""
+    if sentence is None or not isinstance(word["id"], int):
+        return False
+    after = next((w for w in words(sentence) if w["id"] == word["id"] + 1), None)
+    return after is not None and after["upos"] == "PROPN" and after["form"][:1].isupper()
+
+
 # Relations of a noun phrase's head: an adjective in one of them with a determiner of its own is
 # an adjective used as a noun (spaCy tags "el sospechoso", "los detenidos" ADJ).
 NOMINAL_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "conj")
 
 
 def _used_as_noun(word: dict, sentence) -> bool:
-    if sentence is None or word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
+    """An adjective with a determiner of its own, or right after a determiner and not before a
+    noun (spaCy: *La vecina parecía*, with *La* on the verb), is used as a noun."""
+    if sentence is None:
+        return False
+    ws = words(sentence)
+    position = next((i for i, w in enumerate(ws) if w["id"] == word["id"]), None)
+    if position:
+        before = ws[position - 1]
+        after = ws[position + 1] if position + 1 < len(ws) else None
+        if before["upos"] == "DET" and (after is None or after["upos"] not in ("NOUN", "PROPN")):
+            return True
+    if word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
         return False
     # a fused preposition + article (es "al", fr "du", spaCy's one token) carries the determiner
-    fused = {joined for table in CONTRACTIONS.values() for joined in table.values()}
+    fused = languages.fused_forms()
     return any(
         w["head"] == word["id"]
         and (w["deprel"].split(":")[0] == "det" or (w["deprel"] == "case" and w["form"].lower() in fused))
@@ -314,62 +347,10 @@ def _used_as_noun(word: dict, sentence) -> bool:
     )
 
 
-# -- regular plurals ------------------------------------------------------------------------
-_HEBREW_FINAL = str.maketrans("ךםןףץ", "כמנפצ")
-
-
-def _strip_accent(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)).replace(
-        "n\u0303", "ñ"
-    )
-
-
 def regular_plural(lang: str, singular: str, gender: str) -> str:
-    """The regular plural of a person noun (irregular ones are written in the list by hand)."""
-    word = singular
-    if lang == "es":
-        if word[-1] in "aeiouáéó":
-            return word + "s"
-        if word.endswith("z"):
-            return word[:-1] + "ces"
-        if word[-1] in "íú":
-            return word + "es"
-        if word[-2:] in ("án", "én", "ín", "ón", "ún", "ás", "és", "ís", "ós", "ús"):
-            return unicodedata.normalize("NFC", word[:-2] + _strip_accent(word[-2]) + word[-1] + "es")
-        return word + "es"
-    if lang == "fr":
-        if word[-1] in "sxz":
-            return word
-        if word.endswith(("eau", "eu")):
-            return word + "x"
-        if word.endswith("al"):
-            return word[:-2] + "aux"
-        return word + "s"
-    if lang == "it":
-        if word[-1] in "àèéìòù" or len(word) < 3:
-            return word  # papà, re: invariable
-        if word.endswith("io") and not word.endswith("ìo"):
-            return word[:-1]  # figlio → figli
-        if word.endswith("ca") and gender == "Fem":
-            return word[:-1] + "he"
-        if word.endswith("ga") and gender == "Fem":
-            return word[:-1] + "he"
-        if word.endswith("a"):
-            return word[:-1] + ("e" if gender == "Fem" else "i")
-        if word[-1] in "oe":
-            return word[:-1] + "i"
-        return word
-    if lang == "he":
-        if gender == "Fem":
-            if word.endswith("ייה"):
-                return word[:-3] + "יות"  # יהודייה → יהודיות
-            return (word[:-1] if word.endswith(("ה", "ת")) else word) + "ות"  # תלמידה → תלמידות
-        if word.endswith("ה"):
-            return word[:-1] + "ים"  # מורה → מורים
-        if word.endswith("י"):
-            return word + "ם"  # ישראלי → ישראלים
-        return word[:-1] + word[-1].translate(_HEBREW_FINAL) + "ים"  # מלך → מלכים
-    raise ValueError(f"no plural rule for language {lang!r}")
+    """The regular plural of a person noun: the language file's ``plurals`` rules (irregular ones
+    are written in the list by hand)."""
+    return languages.load(lang).plural(singular, gender)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m cdaflow.morph_cda.gazetteer",
         description="Fill the empty plural cells of a gazetteer TSV with regular plurals (in place).",
     )
-    parser.add_argument("lang", choices=("es", "fr", "it", "he"))
+    parser.add_argument("lang", choices=languages.available())
     parser.add_argument("path", type=Path)
     args = parser.parse_args(argv)
     try:

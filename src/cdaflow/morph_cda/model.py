@@ -40,7 +40,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from torch import Tensor, nn
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
+from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign, score
 from cdaflow.morph_cda.tags import GENDER_SWAP, TagInventory, tag_from_feats
 
@@ -70,7 +71,8 @@ N_POS, N_REL = len(UPOS) + 1, len(DEPRELS) + 1
 # and Italian perfects with être/essere) and not under another auxiliary (*ha elegido*): the
 # arc type (head POS, dependent POS, relation) alone mixes the two.
 #   none:  no copula or auxiliary on either end, or a relation inside the noun phrase;
-#   be:    a copula, a passive auxiliary or an auxiliary whose lemma is a copula's (BE_LEMMAS);
+#   be:    a copula, a passive auxiliary or an auxiliary whose lemma is a copula's (the language
+#          file's be_lemmas);
 #   aux:   another auxiliary (haber, avoir, avere, modals);
 #   relay: a predicative conj/xcomp/advcl of a genderless verb, hung on that verb's subject
 #          (*La periodista llegó tarde y estaba cansada*: *llegó* has no gender to pass on);
@@ -80,7 +82,6 @@ N_POS, N_REL = len(UPOS) + 1, len(DEPRELS) + 1
 #          subject (*que*, *quien*) stands for the head noun and keeps the predicate's frame.
 FRAMES = ("none", "be", "aux", "relay", "subject")
 N_FRAMES = len(FRAMES)
-BE_LEMMAS = frozenset({"ser", "estar", "être", "essere", "היה"})
 # Relations inside a noun phrase (and function words): a copula of the clause says nothing of them.
 PHRASE_RELATIONS = frozenset(
     "det amod nummod nmod case compound flat fixed punct cc mark cop aux clf goeswith".split()
@@ -88,13 +89,8 @@ PHRASE_RELATIONS = frozenset(
 RELAY_RELATIONS = frozenset({"conj", "xcomp", "advcl"})
 SUBJECT_POS = frozenset({"NOUN", "PROPN", "PRON"})
 
-# Hard-coded baseline relations: (controller POS set, target POS set) per language.
-BASELINE_RELATIONS = {
-    "es": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
-    "fr": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
-    "it": ({"NOUN", "PROPN"}, {"ADJ", "DET"}),
-    "he": ({"NOUN", "PROPN"}, {"ADJ", "VERB"}),
-}
+# The hard-coded baseline's relations (controller POS set, target POS set) are the language
+# file's `baseline`.
 BASELINE_STRENGTH = 20.0  # above every log α in the tuning grid, so the baseline always agrees
 PARAMETERIZATIONS = ("lin", "nn", "base")
 NN_LINKS = ("identity", "exp")
@@ -121,23 +117,25 @@ class EncodedSentence:
     tags: np.ndarray
     framed_heads: np.ndarray | None = None
     frames: np.ndarray | None = None
-    fixed_expression: np.ndarray | None = None  # bool: the word heads a fixed expression
+    # bool: the word keeps its tag (it heads a fixed expression; the caller may add others, e.g.
+    # the participle of a perfect)
+    frozen: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.framed_heads is None:
             self.framed_heads = self.heads.copy()
         if self.frames is None:
             self.frames = np.zeros_like(self.heads)
-        if self.fixed_expression is None:
-            self.fixed_expression = np.zeros(len(self.heads), dtype=bool)
+        if self.frozen is None:
+            self.frozen = np.zeros(len(self.heads), dtype=bool)
 
 
-def _predicate_frame(children: list[dict]) -> str:
+def _predicate_frame(children: list[dict], be_lemmas: Collection[str]) -> str:
     """The frame a word's own copula or auxiliaries give it (``none`` without either)."""
     frame = "none"
     for child in children:
         rel, lemma = (child["deprel"] or ""), (child["lemma"] or "").lower()
-        if rel.split(":")[0] == "cop" or (rel.split(":")[0] == "aux" and (rel.endswith(":pass") or lemma in BE_LEMMAS)):
+        if rel.split(":")[0] == "cop" or (rel.split(":")[0] == "aux" and (rel.endswith(":pass") or lemma in be_lemmas)):
             return "be"
         if rel.split(":")[0] == "aux":
             frame = "aux"
@@ -148,8 +146,10 @@ def _is_relative(word: dict) -> bool:
     return "Rel" in ((word["feats"] or {}).get("PronType") or "")
 
 
-def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
+def arc_frames(ws: Sequence[dict], be_lemmas: Collection[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(1-based heads, frame id of each word's arc to its head) of an ``arc_frames`` tree.
+
+    `be_lemmas` are the language's copulas (its file's ``be_lemmas``); None: every language's.
 
     The tree is UD's but for relayed words. A predicate without a subject of its own that is a
     conj, xcomp or advcl (or an adjective in obj: AnCora's *quedó encantado*, *se hizo famosa*)
@@ -164,7 +164,8 @@ def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
     for w in ws:
         children.setdefault(int(w["head"] or 0), []).append(w)
     by_id = {int(w["id"]): w for w in ws}
-    own = {int(w["id"]): _predicate_frame(children.get(int(w["id"]), [])) for w in ws}
+    be = languages.be_lemmas_of_all() if be_lemmas is None else be_lemmas
+    own = {int(w["id"]): _predicate_frame(children.get(int(w["id"]), []), be) for w in ws}
     heads = np.array([int(w["head"] or 0) for w in ws], dtype=np.int64)
     frames = np.zeros(len(ws), dtype=np.int64)
 
@@ -222,9 +223,16 @@ def arc_frames(ws: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
     return heads, frames
 
 
-def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
-    ws = words(sentence)
-    framed_heads, frames = arc_frames(ws)
+def encode(sentence: Sentence, inventory: TagInventory, be_lemmas: Collection[str] | None = None) -> EncodedSentence:
+    """A sentence's arrays; `be_lemmas` as :func:`arc_frames` reads them."""
+    return encode_words(words(sentence), inventory, be_lemmas)
+
+
+def encode_words(
+    ws: Sequence[dict], inventory: TagInventory, be_lemmas: Collection[str] | None = None
+) -> EncodedSentence:
+    """:func:`encode` of a sentence's syntactic words (copies whose features a caller repaired)."""
+    framed_heads, frames = arc_frames(ws, be_lemmas)
     return EncodedSentence(
         heads=np.array([int(w["head"] or 0) for w in ws], dtype=np.int64),
         pos=np.array([POS_INDEX.get(w["upos"], len(UPOS)) for w in ws], dtype=np.int64),
@@ -235,7 +243,7 @@ def encode(sentence: Sentence, inventory: TagInventory) -> EncodedSentence:
         ),
         framed_heads=framed_heads,
         frames=frames,
-        fixed_expression=np.array(
+        frozen=np.array(
             [any(relation(c["deprel"]) == "fixed" and c["head"] == w["id"] for c in ws) for w in ws], dtype=bool
         ),
     )
@@ -259,7 +267,7 @@ class Batch:
     size: int
     framed_trees: TreeBatch | None = None
     framed_type: Tensor | None = None  # [B, N] ((head POS, dependent POS, relation), frame) id
-    fixed_expression: Tensor | None = None  # [B, N] bool: the word heads a fixed expression
+    frozen: Tensor | None = None  # [B, N] bool: the word keeps its tag (EncodedSentence.frozen)
 
     @classmethod
     def build(cls, sentences: Sequence[EncodedSentence], device: torch.device | str = "cpu") -> Batch:
@@ -275,14 +283,14 @@ class Batch:
         head_pos = np.zeros((b, n), dtype=np.int64)
         framed_head_pos = np.zeros((b, n), dtype=np.int64)
         frames = np.zeros((b, n), dtype=np.int64)
-        fixed_expression = np.zeros((b, n), dtype=bool)
+        frozen = np.zeros((b, n), dtype=bool)
         for i, s in enumerate(sentences):
             length = len(s.heads)
             pos[i, :length], rel[i, :length], tags[i, :length] = s.pos, s.rel, s.tags
             head_pos[i, :length] = np.where(s.heads > 0, s.pos[np.maximum(s.heads - 1, 0)], 0)
             framed_head_pos[i, :length] = np.where(s.framed_heads > 0, s.pos[np.maximum(s.framed_heads - 1, 0)], 0)
             frames[i, :length] = s.frames
-            fixed_expression[i, :length] = s.fixed_expression
+            frozen[i, :length] = s.frozen
         triple = (head_pos * N_POS + pos) * N_REL + rel
         # relayed arcs (conj, xcomp, advcl, an adjective's obj) are one relation: a predicative
         # complement of the subject, whatever the parser called it
@@ -293,7 +301,7 @@ class Batch:
             return torch.as_tensor(a, device=device)
 
         return cls(
-            trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type), t(fixed_expression)
+            trees, t(triple), t(head_pos), t(pos), t(rel), t(tags), b, framed_trees, t(framed_type), t(frozen)
         )
 
 
@@ -316,10 +324,8 @@ class AgreementMRF(nn.Module):
         super().__init__()
         if parameterization not in PARAMETERIZATIONS:
             raise ValueError(f"unknown parameterization {parameterization!r}; use one of {PARAMETERIZATIONS}")
-        if parameterization == "base" and lang not in BASELINE_RELATIONS:
-            raise ValueError(
-                f"no hard-coded baseline for language {lang!r}; known: {sorted(BASELINE_RELATIONS)}"
-            )
+        if parameterization == "base":
+            languages.load(lang)  # the baseline is the language file's: a clear error if there is none
         self.inventory = inventory
         self.parameterization = parameterization
         self.lang = lang
@@ -358,7 +364,7 @@ class AgreementMRF(nn.Module):
             self.register_buffer("W_base", self._baseline_matrices())
 
     def _baseline_matrices(self) -> Tensor:
-        controllers, targets = BASELINE_RELATIONS[self.lang]
+        controllers, targets = languages.load(self.lang).baseline
         c = len(self.inventory.subtags)
         agree = torch.zeros(c, c)
         for i, sub in enumerate(self.inventory.subtags):
@@ -443,9 +449,10 @@ class AgreementMRF(nn.Module):
         in UD; without a carrier nothing links *el* to *profesor*.
 
         Words of a part of speech in `inherent_gender` (nouns: their gender is their own, not
-        agreement), and with it the heads of fixed expressions (*un poco lenta*: *un* is part of
-        an adverb), keep their tag unless an intervention fixes it. Otherwise a noun linked by a
-        weak arc (*nmod*, *conj*) flips with its whole noun phrase once α is low enough for
+        agreement) and the batch's ``frozen`` words (heads of fixed expressions, *un poco lenta*:
+        *un* is part of an adverb; the caller's others) keep their tag unless an intervention
+        fixes it. Otherwise a noun linked by a weak arc (*nmod*, *conj*) flips with its whole
+        noun phrase once α is low enough for
         the chains of agreement the counterfactual needs (*estaba cansado y contento*).
         """
         edge = self.edge_potentials(batch)
@@ -467,11 +474,13 @@ class AgreementMRF(nn.Module):
             # its other arcs (*es* ← *mejor*), and *el mejor* stays masculine.
             clamp = torch.where(carriers.any(-1, keepdim=True), carriers, clamp)
             unary.masked_fill_(carriers, log_alpha)
+        keep = torch.zeros(b, n, dtype=torch.bool, device=device)
         if inherent_gender:
             inherent = torch.tensor([POS_INDEX[p] for p in inherent_gender], device=device)
-            keep = torch.isin(batch.dep_pos.to(device), inherent)  # [B, N]
-            if batch.fixed_expression is not None:  # un poco, a pesar de: an adverb, not agreement
-                keep |= batch.fixed_expression.to(device)
+            keep |= torch.isin(batch.dep_pos.to(device), inherent)  # [B, N]
+        if batch.frozen is not None:  # un poco, a pesar de (an adverb), ha elegido (a perfect)
+            keep |= batch.frozen.to(device)
+        if keep.any():
             own = torch.nn.functional.one_hot(batch.tags.to(device), k).bool()
             clamp = torch.where(keep.unsqueeze(-1), own, clamp)
         for i, pairs in enumerate(fixed):

@@ -14,70 +14,65 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from cdaflow.io.conllu import Sentence
+from cdaflow.morph_cda.language import Language, get
 from cdaflow.text.case import match_case
 
-# Italian articulated prepositions are a stem plus the article's ending: di + la = de + lla.
-_IT_PREPOSITIONS = {"di": "de", "a": "a", "da": "da", "in": "ne", "su": "su"}
-_IT_ARTICLES = {"il": "l", "lo": "llo", "la": "lla", "i": "i", "gli": "gli", "le": "lle", "l'": "ll'"}
-_ITALIAN = {
-    (p, a): stem + ending for p, stem in _IT_PREPOSITIONS.items() for a, ending in _IT_ARTICLES.items()
-}
+__all__ = ["contract", "detokenize", "match_case", "surface"]
 
-CONTRACTIONS: dict[str, dict[tuple[str, str], str]] = {
-    "es": {("de", "el"): "del", ("a", "el"): "al"},
-    "fr": {("de", "le"): "du", ("à", "le"): "au", ("de", "les"): "des", ("à", "les"): "aux"},
-    "it": _ITALIAN,
-    "he": {},
-}
-
-# Hebrew possessive suffixes by the gender of the (split-off) pronoun: HTB writes the pronoun as
-# a separate word "_הוא" under the multiword token; on the surface it is a suffix letter.
-_HE_SUFFIX = {"_הוא": ("יו", "ו"), "_היא": ("יה", "ה"), "_הם": ("יהם", "ם"), "_הן": ("יהן", "ן")}
+APOSTROPHES = ("'", "\u2019")
 
 
-def contract(lang: str, parts: Sequence[str]) -> str | None:
+def contract(lang: Language | str, parts: Sequence[str]) -> str | None:
     """The contracted form of `parts` in `lang`, or None when they do not contract."""
     if len(parts) != 2:
         return None
     first, second = parts
-    joined = CONTRACTIONS.get(lang, {}).get((first.lower(), second.lower()))
+    joined = get(lang).contract(first, second)
     return match_case(first, joined) if joined else None
 
 
-def _rebuild_multiword(lang: str, form: str, old_parts: Sequence[str], new_parts: Sequence[str]) -> list[str]:
+def _rebuild_multiword(
+    language: Language, form: str, old_parts: Sequence[str], new_parts: Sequence[str]
+) -> list[str]:
     """New surface token(s) for a multiword token whose parts changed."""
     if list(old_parts) == list(new_parts):
         return [form]
-    contracted = contract(lang, new_parts)
+    contracted = contract(language, new_parts)
     if contracted:
         return [contracted]
-    if lang == "he":
+    multiword = language.multiword
+    if multiword.get("concatenate"):  # Hebrew: prefixes and suffixes written together
         stripped_old = [p.strip("_") for p in old_parts]
         stripped_new = [p.strip("_") for p in new_parts]
         if "".join(stripped_old) == form:
             return ["".join(stripped_new)]
+        swallowed = (multiword.get("swallowed_article") or {}).get("article")
 
-        # The definite article ה is swallowed after ב/ל/כ: "בבית" = ב + ה + בית.
+        # The definite article is swallowed after a prefix: "בבית" = ב + ה + בית.
         def without_article(parts: Sequence[str]) -> list[str]:
-            return [p for i, p in enumerate(parts) if not (p == "ה" and i > 0)]
+            return [p for i, p in enumerate(parts) if not (p == swallowed and i > 0)]
 
-        if "".join(without_article(stripped_old)) == form:
+        if swallowed and "".join(without_article(stripped_old)) == form:
             return ["".join(without_article(stripped_new))]
+        suffixes = multiword.get("possessive_suffixes") or {}
         for old_pronoun, new_pronoun in zip(old_parts, new_parts):
-            if old_pronoun != new_pronoun and old_pronoun in _HE_SUFFIX and new_pronoun in _HE_SUFFIX:
-                for old_suffix, new_suffix in zip(_HE_SUFFIX[old_pronoun], _HE_SUFFIX[new_pronoun]):
+            if old_pronoun != new_pronoun and old_pronoun in suffixes and new_pronoun in suffixes:
+                for old_suffix, new_suffix in zip(suffixes[old_pronoun], suffixes[new_pronoun]):
                     if form.endswith(old_suffix):
                         return [form[: -len(old_suffix)] + new_suffix]
         return ["".join(stripped_new)]
-    # Romance: a contraction that no longer holds is written out (del → de la).
+    # A contraction that no longer holds is written out (del → de la).
     return [match_case(form, new_parts[0]), *new_parts[1:]]
 
 
-def surface(sentence: Sentence, forms: Mapping[int, str], lang: str) -> tuple[list[str], list[bool]]:
+def surface(sentence: Sentence, forms: Mapping[int, str], lang: Language | str) -> tuple[list[str], list[bool]]:
     """Surface tokens and their SpaceAfter flags after replacing word forms.
 
-    `forms` maps a syntactic word id to its new form; other words keep theirs.
+    `forms` maps a syntactic word id to its new form; other words keep theirs. A changed word
+    that ends in an apostrophe (elided *l'*) joins the next one; one that no longer does is
+    followed by a space.
     """
+    language = get(lang)
     tokens: list[str] = []
     spaces: list[bool] = []
     changed: list[bool] = []
@@ -92,7 +87,7 @@ def surface(sentence: Sentence, forms: Mapping[int, str], lang: str) -> tuple[li
             start, end = token_id[0], token_id[2]
             old_parts = [by_id[i]["form"] for i in range(start, end + 1)]
             new_parts = [forms.get(i, by_id[i]["form"]) for i in range(start, end + 1)]
-            rebuilt = _rebuild_multiword(lang, token["form"], old_parts, new_parts)
+            rebuilt = _rebuild_multiword(language, token["form"], old_parts, new_parts)
             tokens.extend(rebuilt)
             spaces.extend([True] * (len(rebuilt) - 1) + [space])
             changed.extend([old_parts != new_parts] * len(rebuilt))
@@ -100,16 +95,19 @@ def surface(sentence: Sentence, forms: Mapping[int, str], lang: str) -> tuple[li
             continue
         if token_id <= skip_until:
             continue
-        tokens.append(forms.get(token_id, token["form"]))
+        new = forms.get(token_id, token["form"])
+        if new != token["form"] and (new.endswith(APOSTROPHES) or token["form"].endswith(APOSTROPHES)):
+            space = not new.endswith(APOSTROPHES)
+        tokens.append(new)
         spaces.append(space)
-        changed.append(token_id in forms and forms[token_id] != token["form"])
+        changed.append(new != token["form"])
     # Adjacent words that contract now (fr "de" + "le" → "du") are joined, if one of them changed.
     out_tokens: list[str] = []
     out_spaces: list[bool] = []
     i = 0
     while i < len(tokens):
         if i + 1 < len(tokens) and (changed[i] or changed[i + 1]) and spaces[i]:
-            joined = contract(lang, [tokens[i], tokens[i + 1]])
+            joined = contract(language, [tokens[i], tokens[i + 1]])
             if joined:
                 out_tokens.append(joined)
                 out_spaces.append(spaces[i + 1])

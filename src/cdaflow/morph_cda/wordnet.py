@@ -6,7 +6,7 @@ an animacy gazetteer from WordNet (Bond and Paik, 2012) and then manually filter
 * The language's lemmas come from an Open Multilingual Wordnet tab file (``wn-data-<lang>.tab``:
   ``<offset>-n<TAB><lang>:lemma<TAB>lemma``), whose synsets are PWN 3.0 offsets.
 * Masculine/feminine pairs are lemmas of the person synsets that one of the language's suffix
-  alternations (``resources/morph_cda/wordnet_suffixes.yaml``: es -o/-a, -or/-ora, fr -eur/-euse,
+  alternations (the language file's ``agent_suffixes``: es -o/-a, -or/-ora, fr -eur/-euse,
   it -tore/-trice, ...) maps onto each other. The output is a candidate list with the synsets
   that support it, for the manual filtering the paper did; it is never used unchecked.
 """
@@ -17,12 +17,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-import yaml
+from cdaflow.morph_cda.language import load as load_language
 
 __all__ = ["PERSON", "gender_pairs", "person_synsets", "read_omw_lemmas", "read_pwn_hypernyms"]
 
 PERSON = "00007846"  # person.n.01 in WordNet 3.0
-SUFFIXES = Path(__file__).resolve().parents[3] / "resources" / "morph_cda" / "wordnet_suffixes.yaml"
 
 
 def read_pwn_hypernyms(path: str | Path) -> dict[str, set[str]]:
@@ -79,11 +78,12 @@ def read_omw_lemmas(path: str | Path) -> dict[str, set[str]]:
     return dict(lemmas)
 
 
-def load_suffixes(lang: str, path: str | Path = SUFFIXES) -> list[tuple[str, str]]:
-    table = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    if lang not in table:
-        raise ValueError(f"{path}: no suffix alternations for {lang!r}")
-    return [(str(masc), str(fem)) for masc, fem in table[lang]]
+def load_suffixes(lang: str) -> list[tuple[str, str]]:
+    """The language file's agent_suffixes (masculine -> feminine), longest first."""
+    language = load_language(lang)
+    if not language.agent_suffixes:
+        raise ValueError(f"{language.source}: agent_suffixes: no suffix alternations for {lang!r}")
+    return list(language.agent_suffixes)
 
 
 def gender_pairs(

@@ -7,6 +7,7 @@ import torch
 
 from cdaflow.device import rule_device
 from cdaflow.io.conllu import read_conllu, words
+from cdaflow.morph_cda.language import load as load_language
 from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches, train
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
 from cdaflow.runtime import rule_context
@@ -34,8 +35,9 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         arc_frames=settings["arc_frames"],
         symmetric_gender=settings["symmetric_gender"],
     ).to(device)
-    train_batches = make_batches([encode(s, inventory) for s in train_trees], settings["batch_size"], device)
-    dev_batches = make_batches([encode(s, inventory) for s in dev_trees], settings["batch_size"], device)
+    be = load_language(smk.wildcards.lang).be_lemmas
+    train_batches = make_batches([encode(s, inventory, be) for s in train_trees], settings["batch_size"], device)
+    dev_batches = make_batches([encode(s, inventory, be) for s in dev_trees], settings["batch_size"], device)
     result = train(
         model,
         train_batches,

@@ -12,7 +12,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     lang = smk.wildcards.lang
     persons = person_synsets(read_pwn_hypernyms(input_path(smk.input.pwn, smk.params.pwn_member)))
     lemmas = read_omw_lemmas(input_path(smk.input.omw, smk.params.omw_member))
-    pairs = gender_pairs(lemmas, persons, load_suffixes(lang, smk.input.suffixes))
+    pairs = gender_pairs(lemmas, persons, load_suffixes(lang))
     table = pd.DataFrame(
         [{"masculine": m, "feminine": f, "english": "", "synsets": " ".join(s)} for m, f, s in pairs],
         columns=["masculine", "feminine", "english", "synsets"],

@@ -22,7 +22,6 @@ from cdaflow.morph_cda.reinflection.lexicon import (
     Lexicon,
     Query,
     examples_from_sentences,
-    match_case,
     normalize_features,
     split_heldout,
 )
@@ -41,7 +40,6 @@ __all__ = [
     "ReinflectorLoadError",
     "TransducerConfig",
     "examples_from_sentences",
-    "match_case",
     "normalize_features",
     "split_heldout",
 ]

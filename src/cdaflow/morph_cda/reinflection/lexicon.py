@@ -24,7 +24,6 @@ __all__ = [
     "Lexicon",
     "Query",
     "examples_from_sentences",
-    "match_case",
     "normalize_features",
     "split_heldout",
 ]
@@ -117,21 +116,6 @@ def split_heldout(
     heldout = set(unique[:n_heldout])
     train = [example for example in examples if example not in heldout]
     return train, sorted(heldout)
-
-
-def match_case(original: str, new: str) -> str:
-    """``new`` with the case pattern of ``original``: ALL CAPS, Capitalised or as is."""
-    cased = [char for char in original if char.isupper() or char.islower()]
-    if not cased:
-        return new
-    # A single capital letter ("A") is far more often sentence-initial than an acronym.
-    if len(cased) > 1 and all(char.isupper() for char in cased):
-        return new.upper()
-    if cased[0].isupper():
-        for index, char in enumerate(new):
-            if char.isupper() or char.islower():
-                return new[:index] + char.upper() + new[index + 1 :]
-    return new
 
 
 class Lexicon:

@@ -28,11 +28,11 @@ from cdaflow.morph_cda.reinflection.lexicon import (
     Key,
     Lexicon,
     Query,
-    match_case,
     normalize_features,
 )
 from cdaflow.morph_cda.reinflection.transducer import CharTransducer, TransducerConfig
 from cdaflow.morph_cda.reinflection.vocabulary import CHAR_SPECIALS, FEAT_SPECIALS, CharVocab, feature_symbols
+from cdaflow.text.case import match_case
 
 __all__ = ["Reinflector", "ReinflectorLoadError"]
 
