@@ -34,15 +34,15 @@ THREADS = config["compute"]["threads"]
 JOBS = load_jobs() if config["scale"] == "paper" else None
 
 
-def job_resources(rule, backend=None):
+def job_resources(name, backend=None):
     """GPUs (gpus_for) and memory of a heavy job; at paper scale also its runtime, and memory derived
     from its measured cost and the config's sizes (cdaflow.cluster), else config compute.mem_mb."""
     gpu = gpus_for(backend)
     resources = {"gpu": gpu, "mem_mb": config["compute"]["mem_mb"]}
     if config["scale"] == "paper":
-        if rule not in JOBS.costs:
-            raise ValueError(f"rule {rule} has no entry in resources/jobs.yaml: its cluster job cannot be sized")
-        resources.update(JOBS.size(rule, config, threads=THREADS, gpu=bool(gpu)))
+        if name not in JOBS.costs:
+            raise ValueError(f"resources/jobs.yaml has no entry for {name}, so its cluster job cannot be sized")
+        resources.update(JOBS.size(name, config, threads=THREADS, gpu=bool(gpu)))
     return resources
 
 

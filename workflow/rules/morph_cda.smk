@@ -295,9 +295,9 @@ rule morph_cda_parser:
         seed=config["seed"],
     threads: THREADS
     resources:
-        **job_resources(),
+        **job_resources("morph_cda_parser", backend="cpu"),  # spaCy trains on the CPU
     conda:
-        f"{ENVS}/parsing.yaml"
+        f"{ENVS}/torch.yaml"
     script:
         "../scripts/morph_cda/parser.py"
 
