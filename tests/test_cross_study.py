@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ from cdaflow.cross_study import (
 )
 from cdaflow.gap_subjective.gap import GapExample
 from cdaflow.io.conllu import parse_conllu_string, words
+from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.cda import Gazetteer
 from cdaflow.regender.testsets import GoldSegment
 from cdaflow.sentence_bias.swap import Swapper
@@ -93,6 +95,7 @@ class FakeGenerator:
     """Stands in for Study A's MRF + reinflector: applies the interventions' forms, nothing else."""
 
     calls: list[int] = field(default_factory=list)
+    language: Any = field(default_factory=lambda: languages.load("es"))  # Spanish pronouns, articles ...
 
     def word_tag(self, word):
         feats = word["feats"] or {}
