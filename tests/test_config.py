@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from cdaflow import config
+from tests.timeouts import workflow_timeout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -206,7 +207,7 @@ def test_snakemake_stops_on_a_bad_reference_before_building_the_dag(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=workflow_timeout(),
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0
