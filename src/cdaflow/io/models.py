@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-__all__ = ["resolve_model_source"]
+__all__ = ["check_settings", "load_state", "load_torch_file", "resolve_model_source"]
 
 
 def resolve_model_source(spec: str) -> str:
@@ -40,3 +43,68 @@ def resolve_model_source(spec: str) -> str:
                 raise FileNotFoundError(f"model source {spec!r}: {module_name}.get_model_path() gave missing {path}")
             return str(path)
     return spec
+
+
+# -- reading saved weights -------------------------------------------------------------------
+# What torch.load raises on a file that is not a checkpoint: random bytes (UnpicklingError), a
+# truncated zip (RuntimeError), text (KeyError), an empty file (EOFError), and more.
+_UNREADABLE = (EOFError, KeyError, OSError, RuntimeError, TypeError, ValueError, AttributeError, ImportError)
+
+
+def load_torch_file(
+    path: str | os.PathLike[str], *, what: str, map_location: Any = "cpu", weights_only: bool = True
+) -> Any:
+    """``torch.load`` of a model file; ValueError naming the file (one line) when it cannot be read.
+
+    ``weights_only=False`` unpickles arbitrary objects: only for files the workflow itself wrote.
+    """
+    import pickle
+
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing ({what})")
+    try:
+        return torch.load(path, map_location=map_location, weights_only=weights_only)
+    except (pickle.UnpicklingError, *_UNREADABLE) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if isinstance(error, pickle.UnpicklingError):
+            reason = "not a torch checkpoint (unpickling failed)"
+        elif isinstance(error, EOFError) or path.stat().st_size == 0:
+            reason = "empty or truncated file"
+        elif "central directory" in reason or "zip archive" in reason:
+            reason = "truncated or corrupted (its zip archive does not read)"
+        raise ValueError(f"{path}: cannot read {what}: {reason[:200]}") from None
+
+
+def load_state(module: Any, state: Any, path: str | os.PathLike[str], *, what: str = "weights") -> None:
+    """``module.load_state_dict(state)``; ValueError naming `path` when the weights do not fit."""
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: {what}: expected a state dict, found {type(state).__name__}")
+    try:
+        module.load_state_dict(state)
+    except (RuntimeError, KeyError, TypeError, ValueError) as error:
+        first = " ".join(str(error).split())[:300]
+        raise ValueError(f"{path}: {what} do not fit the model its config describes ({first})") from None
+
+
+def check_settings(
+    settings: Any, path: str | os.PathLike[str], types: Mapping[str, type | tuple[type, ...]]
+) -> dict[str, Any]:
+    """A model's JSON settings checked key by key: ValueError naming the file and the key."""
+    if not isinstance(settings, dict):
+        raise ValueError(f"{path}: expected a JSON object, found {type(settings).__name__}")
+    for key, expected in types.items():
+        value = settings.get(key)
+        allowed = expected if isinstance(expected, tuple) else (expected,)
+        if key not in settings:
+            raise ValueError(f"{path}: missing key {key!r}")
+        # A JSON true is not a number here; an int is a fine float.
+        ok = isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed)
+        if not ok and float in allowed and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        if not ok:
+            names = " or ".join(t.__name__ for t in allowed)
+            raise ValueError(f"{path}: {key}: expected {names}, found {value!r}")
+    return settings
