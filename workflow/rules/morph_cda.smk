@@ -276,3 +276,9 @@ rule morph_cda_wordnet_gazetteer:
         f"{ENVS}/base.yaml"
     script:
         "../scripts/morph_cda/wordnet_gazetteer.py"
+
+
+rule morph_cda_models:
+    """Only the models of `cdaflow cda` (models/{lin,nn} of every language) and what they need."""
+    input:
+        [f"{MORPH_OUT}/{lang}/models/{param}" for lang in MORPH_LANGUAGES for param in MORPH["parameterizations"]],

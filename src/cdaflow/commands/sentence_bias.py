@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 from pathlib import Path
 
 from cdaflow.commands.common import (
@@ -118,7 +119,7 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     seat.add_argument(
         "--names", nargs="*",
         help="tests by May et al.'s name (C6, C6b, ...), file stem (sent-weat6b) or stem without "
-        "'sent-' (mytest); default: the paper's",
+        "'sent-' (mytest); default: the paper's tests in --tests (else every test there)",
     )
     seat.add_argument("--samples", type=positive_int, default=100_000, help="permutation samples (default: 100,000)")
     seat.add_argument("--seed", type=nonnegative_int, default=1111, help="seed of the permutation samples")
@@ -322,12 +323,33 @@ def _dim(encoder) -> int:
     return encoder.dim if hasattr(encoder, "tokenizer") else encoder.vectors.dim
 
 
+def _default_tests(folder: Path) -> list[str]:
+    """The paper's tests that the folder holds (a note names the others), else every test in it."""
+    from cdaflow.sentence_bias.seat import PAPER_TESTS, seat_test_path
+
+    found, missing = [], []
+    for name in PAPER_TESTS:
+        try:
+            seat_test_path(folder, name)
+            found.append(name)
+        except FileNotFoundError:
+            missing.append(name)
+    if not found:
+        found = sorted(path.stem for path in Path(folder).glob("*.jsonl"))
+        if not found:
+            raise FileNotFoundError(f"--tests {folder}: no *.jsonl SEAT tests there")
+    elif missing:
+        print(f"cdaflow seat: {folder} lacks the paper's {', '.join(missing)}; running {', '.join(found)}",
+              file=sys.stderr)
+    return found
+
+
 def run_seat(args: argparse.Namespace) -> int:
-    from cdaflow.sentence_bias.seat import PAPER_TESTS, load_seat_tests
+    from cdaflow.sentence_bias.seat import load_seat_tests
     from cdaflow.sentence_bias.seat import run_seat as seat
 
     _check_encoder_options(args)
-    tests = load_seat_tests(args.tests, args.names or PAPER_TESTS)  # before the encoder: a typo fails at once
+    tests = load_seat_tests(args.tests, args.names or _default_tests(args.tests))  # before the encoder loads
     encoder = _encoder(args)
     rows = seat(
         lambda s: encoder.encode(list(s), args.batch_size), tests, n_samples=args.samples, seed=args.seed

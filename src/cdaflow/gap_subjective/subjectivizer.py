@@ -21,6 +21,7 @@ import pandas as pd
 
 from cdaflow.gap_subjective.gleu import sentence_gleu
 from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
+from cdaflow.io.models import quiet_libraries
 from cdaflow.io.structured import read_mapping
 
 __all__ = [
@@ -266,12 +267,12 @@ class Subjectivizer:
                     f"{manifest_path}: {name}: no folder {path} (a subjectivizer written before cdaflow bundled "
                     "its parts inside it stops working once moved; rebuild it with the workflow)"
                 )
-        with _loading(manifest_path, "transfer", parts["transfer"]):
+        with _loading(manifest_path, "transfer", parts["transfer"]), quiet_libraries():
             transferer = Transferer.from_model_dir(parts["transfer"], device=device)
             encode_pieces(transferer.spm_model, ["check"])  # a broken SentencePiece model fails here, not mid-run
-        with _loading(manifest_path, "detector", parts["detector"]):
+        with _loading(manifest_path, "detector", parts["detector"]), quiet_libraries():
             detector = Detector.load(parts["detector"], device=device)
-        with _loading(manifest_path, "fluency", source):
+        with _loading(manifest_path, "fluency", source), quiet_libraries():
             scorer = load_fluency_scorer(fluency["backend"], source, device=device)
         return cls(
             transferer=transferer,

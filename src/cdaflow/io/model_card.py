@@ -20,6 +20,7 @@ __all__ = [
     "CARD_NAME",
     "BUILD_TARGETS",
     "KINDS",
+    "build_command",
     "card_from_rule",
     "check_card",
     "demo_notice",
@@ -38,10 +39,10 @@ KINDS: dict[str, tuple[str, str]] = {
 }
 # kind -> the Snakemake target that builds the real models of that tool (README: "Models")
 BUILD_TARGETS: dict[str, str] = {
-    "cda": "cda_models",
+    "cda": "morph_cda_models",
     "regender-nmt": "regender_models",
-    "infersent": "bias_score_models",
-    "subjectivizer": "subjectivize_models",
+    "infersent": "sentence_bias_models",
+    "subjectivizer": "gap_subjective_models",
 }
 _REQUIRED: dict[str, tuple[type, ...]] = {
     "kind": (str,),
@@ -50,6 +51,12 @@ _REQUIRED: dict[str, tuple[type, ...]] = {
     "size": (dict,),
     "heldout": (dict,),
 }
+
+
+def build_command(kind: str) -> str:
+    """The command that builds the real (paper-scale) models of a tool. The target comes before
+    --configfile, which would take it for a second config file."""
+    return f"snakemake {BUILD_TARGETS[kind]} --configfile config/paper.yaml --cores all"
 
 
 def write_card(
@@ -75,7 +82,7 @@ def write_card(
         "data": list(data),
         "size": dict(size),
         "heldout": dict(heldout),
-        "build": f"snakemake --configfile config/paper.yaml {BUILD_TARGETS[kind]}",
+        "build": build_command(kind),
         **extra,
     }
     Path(folder, CARD_NAME).write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -127,5 +134,5 @@ def demo_notice(card: Mapping[str, Any] | None) -> str | None:
     score = ""
     if isinstance(heldout.get("value"), (int, float)):
         score = f" (held-out {heldout.get('metric', 'score')} {heldout['value']:.3g})"
-    build = card.get("build") or f"snakemake --configfile config/paper.yaml {BUILD_TARGETS.get(card['kind'], '')}"
+    build = build_command(card["kind"]) if card["kind"] in BUILD_TARGETS else card.get("build", "the workflow")
     return f"demo model{score}: for trying the command, not for research; build the real one with `{build}`"

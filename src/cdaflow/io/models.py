@@ -7,14 +7,16 @@ the project resolves its source here, so the three behave the same everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["check_settings", "load_state", "load_torch_file", "resolve_model_source"]
+__all__ = ["check_settings", "load_state", "load_torch_file", "quiet_libraries", "resolve_model_source"]
 
 
 def resolve_model_source(spec: str) -> str:
@@ -108,3 +110,28 @@ def check_settings(
             names = " or ".join(t.__name__ for t in allowed)
             raise ValueError(f"{path}: {key}: expected {names}, found {value!r}")
     return settings
+
+
+@contextlib.contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """Load models without the third-party noise that says nothing to a user of the result: torch's
+    deprecation of ``torch.cuda.amp`` decorators (OpenNMT-py's modules at import), its note on LSTM
+    dropout with one layer (OpenNMT-py's model builder), transformers' deprecation warnings and its
+    "Loading weights" progress bar. Anything else still shows."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*torch\.cuda\.amp\.custom_(fwd|bwd)", category=FutureWarning)
+        warnings.filterwarnings("ignore", message=r"dropout option adds dropout after all but last recurrent layer")
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers(\.|$)")
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"transformers(\.|$)")
+        try:
+            from transformers.utils import logging as hf_logging
+        except ImportError:  # pragma: no cover - transformers is a dependency of every study using it
+            yield
+            return
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            yield
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
