@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
         ],
     )
     backend = args.backend or "spacy"
+    if args.model.is_dir():  # a folder of another kind is named by its card before its files are missed
+        announce_model("cda", args.model, "cda", lang=args.lang)
     check_model_folder(args.model)
-    announce_model("cda", args.model, "cda", lang=args.lang)
     # The input's first lines before the model loads: a missing, empty or mistaken file fails at once.
     stream = conllu_input(args, "cda") if args.format == "conllu" else None
     lines = text_lines(args, "cda") if args.format == "text" else None
@@ -120,18 +121,18 @@ def run(args: argparse.Namespace) -> int:
     where = args.gazetteer or args.model / "gazetteer.tsv"
     print(f"cdaflow cda: gazetteer {where}: {gazetteer.describe()}", file=sys.stderr)
     if args.format == "conllu":
-        sentences = read_conllu(stream.with_progress(args)) if stream else iter(())
+        sentences = read_conllu(stream) if stream else iter(())
         records = _conllu_records(_counterfactuals(sentences, gazetteer, generator, args))
     else:
         parser = get_parser(backend, args.lang, processes=args.processes)
-        for_parser, for_records = itertools.tee(progress(lines, args))
+        for_parser, for_records = itertools.tee(lines)
         sentences = parse_numbered_lines(
             parser, for_parser, sent_id_prefix=SENT_ID_PREFIX, batch_size=args.batch_size,
             path=str(args.input or "<stdin>"),
         )
         records = _line_records(for_records, _counterfactuals(sentences, gazetteer, generator, args))
     with output(args) as out:  # a file appears whole or not at all; the old one stays on failure
-        for record in records:
+        for record in progress(records, args, line_of=lambda record: record["line"] or 0):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 

@@ -20,7 +20,7 @@ import argparse
 import contextlib
 import itertools
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -116,7 +116,7 @@ def _empty(args: argparse.Namespace, command: str) -> None:
         raise ValueError(
             f"{args.input}: empty input (no lines); pass --allow-empty if an empty file is expected here"
         )
-    print(f"cdaflow {command}: {_name(args)}: no input lines; nothing to do", file=sys.stderr)
+    print(f"cdaflow {command}: {_name(args)}: no input lines; the output is empty", file=sys.stderr)
 
 
 def _prompt(args: argparse.Namespace, what: str) -> None:
@@ -163,10 +163,6 @@ class _LineStream:
     def __iter__(self) -> Iterator[str]:
         return (line + "\n" for _, line in self._lines)
 
-    def with_progress(self, args: argparse.Namespace) -> _LineStream:
-        self._lines = iter(progress(self._lines, args))
-        return self
-
     def read(self, size: int = -1) -> str:  # parse_incr insists on a file-like object; never called
         raise NotImplementedError
 
@@ -205,16 +201,36 @@ def progress_enabled(args: argparse.Namespace) -> bool:
 
 
 def progress(
-    items: Iterable[Any], args: argparse.Namespace, *, unit: str = "line", total: int | None = None
+    items: Iterable[Any],
+    args: argparse.Namespace,
+    *,
+    line_of: Callable[[Any], int] | None = None,
+    unit: str = "line",
+    total: int | None = None,
 ) -> Iterable[Any]:
-    """`items` with a tqdm bar on stderr when stderr is a terminal or -v was given."""
+    """`items` with a tqdm bar on stderr when stderr is a terminal or -v was given.
+
+    Give the bar the command's *output* (`line_of` reads the input line an item answers): the
+    parsers read input in zones of thousands of lines ahead, so counting what was read would
+    jump to the end at once and say nothing. The total is the input file's line count.
+    """
     if not progress_enabled(args):
         return items
-    from tqdm import tqdm
-
     if total is None and getattr(args, "input", None) is not None:
         total = count_lines(args.input)
-    return tqdm(items, total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, mininterval=0.5, leave=False)
+    return _progress(items, line_of, unit, total)
+
+
+def _progress(items, line_of, unit, total) -> Iterator[Any]:
+    from tqdm import tqdm
+
+    with tqdm(total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, mininterval=0.5, leave=False) as bar:
+        for item in items:
+            if line_of is None:
+                bar.update(1)
+            else:
+                bar.update(max(line_of(item) - bar.n, 0))
+            yield item
 
 
 def announce_model(

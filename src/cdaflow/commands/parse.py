@@ -16,7 +16,7 @@ from cdaflow.commands.common import (
     text_lines,
 )
 from cdaflow.commands.options import positive_int
-from cdaflow.io.conllu import read_conllu, write_conllu
+from cdaflow.io.conllu import read_conllu, source_info, write_conllu
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
 
 EXAMPLES = """\
@@ -69,6 +69,16 @@ def _options(args: argparse.Namespace) -> dict:
     return {}
 
 
+def _start_line(sentence) -> int:
+    info = source_info(sentence)
+    return info.line if info else 0
+
+
+def _line_of_text(sentence) -> int:
+    # text input: sent_id <prefix>-<line>-<k>
+    return int(str(sentence.metadata["sent_id"]).rsplit("-", 2)[-2])
+
+
 def run(args: argparse.Namespace) -> int:
     refuse_inapplicable(
         args,
@@ -91,17 +101,17 @@ def run(args: argparse.Namespace) -> int:
         lines = text_lines(args, "parse")
     parser = get_parser(args.backend, args.lang, processes=args.processes, **_options(args))
     if args.format == "conllu":
-        sentences = parser.reparse(
-            read_conllu(stream.with_progress(args)) if stream else iter(()), batch_size=args.batch_size
-        )
+        sentences = parser.reparse(read_conllu(stream) if stream else iter(()), batch_size=args.batch_size)
+        sentences = progress(sentences, args, line_of=_start_line)
     else:
         sentences = parse_numbered_lines(
             parser,
-            progress(lines, args),
+            lines,
             sent_id_prefix=args.sent_id_prefix or "s",
             batch_size=args.batch_size,
             path=str(args.input or "<stdin>"),
         )
+        sentences = progress(sentences, args, line_of=_line_of_text)
     with output(args) as out:  # a file appears whole or not at all; the old one stays on failure
         write_conllu(sentences, out)
     return 0

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     lines = text_lines(args, "regender", what="one segment a line")
     records = _nmt(args, lines) if nmt else _rules(args, lines)
     with output(args) as out:
-        for record in records:
+        for record in progress(records, args, line_of=lambda record: record["line"]):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 
@@ -129,7 +129,7 @@ def _rules(args: argparse.Namespace, lines) -> Iterator[dict]:
     rules, tagmap = RuleSet.load(folder), TagMap.load(Path(folder) / "tagset_map.tsv")
     parser = get_parser(args.backend or "spacy", args.lang, processes=args.processes)
     # Streamed: the tee holds only the lines the parser has read ahead of its output.
-    for_records, for_tagger = itertools.tee(progress(lines, args))
+    for_records, for_tagger = itertools.tee(lines)
     segments = tag_texts(parser, (line for _, line in for_tagger if line.strip()), tagmap, batch_size=256)
     for number, line in for_records:
         if not line.strip():
@@ -154,6 +154,9 @@ def _check_rewriter(args: argparse.Namespace) -> None:
     for path, what in ((model / "params.best", "a trained Sockeye model"), (bpe, "the BPE model")):
         if not path.exists():
             raise FileNotFoundError(f"--model {args.model}: {path} missing ({what})")
+    with open(model / "params.best", "rb") as handle:
+        if not handle.read(4).startswith((b"PK\x03\x04", b"\x80")):  # torch.save's zip, or a legacy pickle
+            raise ValueError(f"{model / 'params.best'}: not a Sockeye parameter file (torch.save format)")
     card = announce_model("regender", model, "regender-nmt", lang=args.lang, option="--model")
     if card is not None:
         tagged = bool(card.get("tagged"))
@@ -161,6 +164,17 @@ def _check_rewriter(args: argparse.Namespace) -> None:
             raise ValueError(f"--model {args.model}: a tagged rewriter (nmt_t); give --tag G or --tag N")
         if not tagged and args.tag is not None:
             raise ValueError(f"--tag does not apply to --model {args.model}: it was trained without tags")
+
+
+def _reason(error: Exception) -> str:
+    """The exception line of a failed tool's output (its traceback's last ``SomeError: ...``)."""
+    import re
+
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    for line in reversed(lines):
+        if re.match(r"^[\w.]*(Error|Exception)\b:?", line):
+            return line[:300]
+    return lines[-1][:300] if lines else "no output"
 
 
 def _nmt(args: argparse.Namespace, lines) -> Iterator[dict]:
@@ -172,7 +186,7 @@ def _nmt(args: argparse.Namespace, lines) -> Iterator[dict]:
     except (OSError, RuntimeError) as error:
         raise ValueError(f"{bpe}: not a SentencePiece model ({' '.join(str(error).split())[:200]})") from None
     beam = args.beam_size or 5
-    lines = iter(progress(lines, args))
+    lines = iter(lines)
     for chunk in iter(lambda: list(itertools.islice(lines, NMT_CHUNK)), []):
         texts = [" ".join(line.split()) for _, line in chunk if line.strip()]
         variants = iter([])
@@ -185,8 +199,7 @@ def _nmt(args: argparse.Namespace, lines) -> Iterator[dict]:
                     run_sockeye("sockeye-translate", ["--models", model, "--input", source, "--output", translated,
                                                       "--beam-size", beam, "--use-cpu"])
                 except SockeyeError as error:
-                    last = str(error).strip().splitlines()[-1]
-                    raise RuntimeError(f"--model {args.model}: sockeye-translate failed: {last}") from None
+                    raise RuntimeError(f"--model {args.model}: sockeye-translate failed: {_reason(error)}") from None
                 variants = iter(remove_bpe(bpe, translated.read_text(encoding="utf-8").splitlines()))
         for number, line in chunk:
             if not line.strip():

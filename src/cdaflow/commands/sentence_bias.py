@@ -268,7 +268,8 @@ def run_bias_score(args: argparse.Namespace) -> int:
         )
     with output(args) as out:
         out.write("sentence\tF\tM\tAbs\ttop_words\n")
-        for line, score in _scores(args, encoder, progress(lines, args), direction, words):
+        rows = progress(_scores(args, encoder, lines, direction, words), args, line_of=lambda row: row[0])
+        for _, line, score in rows:
             if score is None:
                 out.write(f"{escape_tsv(line)}\t\t\t\t\n")
                 continue
@@ -279,7 +280,7 @@ def run_bias_score(args: argparse.Namespace) -> int:
 
 
 def _scores(args: argparse.Namespace, encoder, lines, direction, words):
-    """(line, BiasScore or None for a blank line) in input order, encoded --batch-size lines at a time."""
+    """(line number, line, BiasScore or None for a blank line) in input order, --batch-size lines at a time."""
     from cdaflow.sentence_bias.score import encoder_bias_scores, score_rows
     from cdaflow.sentence_bias.transformer import contextual_bias_scores
 
@@ -293,8 +294,8 @@ def _scores(args: argparse.Namespace, encoder, lines, direction, words):
                 scores = iter(score_rows(outputs.tokens, contextual_bias_scores(outputs, direction, words)))
             else:
                 scores = iter(encoder_bias_scores(encoder, texts, encoder.vectors, direction, words))
-        for _, line in chunk:
-            yield line, next(scores) if line.strip() else None
+        for number, line in chunk:
+            yield number, line, next(scores) if line.strip() else None
 
 
 def _load_direction(path: Path):

@@ -84,12 +84,13 @@ def run(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"--model {args.model}: no such folder (the workflow writes "
                                 "results/gap_subjective/subjectivizer)")
     announce_model("subjectivize", args.model, "subjectivizer")
-    lines = iter(progress(text_lines(args, "subjectivize"), args))
+    lines = text_lines(args, "subjectivize")
     subjectivizer = Subjectivizer.load(args.model, device=args.device)
+    chunks = iter(lambda: list(itertools.islice(lines, args.batch_size)), [])
+    records = (record for chunk in chunks for record in _records(subjectivizer, chunk, args))
     with output(args) as out:
-        while chunk := list(itertools.islice(lines, args.batch_size)):
-            for record in _records(subjectivizer, chunk, args):
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for record in progress(records, args, line_of=lambda record: record["line"]):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 
 

@@ -35,7 +35,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "cda": ("a morphological CDA model", "cdaflow cda"),
     "regender-nmt": ("a Sockeye re-gendering rewriter", "cdaflow regender --method nmt"),
     "infersent": ("an InferSent sentence encoder", "cdaflow bias-score / cdaflow seat"),
-    "subjectivizer": ("a subjectivizer (transfer model, detector, fluency LM)", "cdaflow subjectivize"),
+    "subjectivizer": ("a subjectivizer folder", "cdaflow subjectivize"),
 }
 # kind -> the Snakemake target that builds the real models of that tool (README: "Models")
 BUILD_TARGETS: dict[str, str] = {

@@ -132,13 +132,56 @@ def open_output(
 ) -> Iterator[IO[str]]:
     """A text handle on the command's output: standard output for None or ``-``; see the module doc.
 
-    Check the output against the inputs first with :func:`check_output_target`.
+    A write that fails (a full disk, ``/dev/full``) raises OSError naming the output. Check the
+    output against the inputs first with :func:`check_output_target`.
     """
     if output is None or str(output) == "-":
         yield sys.stdout
         sys.stdout.flush()
         return
     path = Path(output)
+    finished = False
+    try:
+        with _open(path, newline) as handle:
+            yield _NamedWrites(handle, path)  # type: ignore[misc]
+            finished = True
+    except OSError as error:
+        if finished:  # flushing, syncing or renaming once the command is done: the output's fault
+            raise _named(error, path) from None
+        raise
+
+
+def _named(error: OSError, path: Path) -> OSError:
+    if isinstance(error, BrokenPipeError) or str(path) in str(error):
+        return error
+    return OSError(f"--output {path}: {error.strerror or error}")
+
+
+class _NamedWrites:
+    """A text handle whose failing writes name the output (``[Errno 28]`` alone names nothing)."""
+
+    def __init__(self, handle: IO[str], path: Path) -> None:
+        self._handle = handle
+        self._path = path
+
+    def write(self, text: str) -> int:
+        try:
+            return self._handle.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _named(error, self._path) from None
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._handle, name)
+
+
+@contextlib.contextmanager
+def _open(path: Path, newline: str | None) -> Iterator[IO[str]]:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:

@@ -51,7 +51,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.model_card import write_card
-from cdaflow.io.models import check_settings
+from cdaflow.io.models import check_settings, load_torch_file
 from cdaflow.io.structured import read_mapping
 
 log = logging.getLogger(__name__)
@@ -370,15 +370,13 @@ def read_state_dict(path: str | os.PathLike[str], *, trust_pickle: bool = False)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file (InferSent weights: infersent1.pkl)")
     try:
-        state: Any = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # UnpicklingError, RuntimeError, ... depending on the content
+        state: Any = load_torch_file(path, what="a plain state dict (torch.load with weights_only=True)")
+    except ValueError as exc:  # random bytes, a truncated file, or a whole pickled model
         if not trust_pickle:
             raise ValueError(
-                f"{path}: cannot be read as a plain state dict with torch.load(weights_only=True) "
-                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
-                "infersent1.pkl is a plain state dict; a whole pickled model needs trust_pickle=True, "
-                "which executes code stored in the file."
-            ) from exc
+                f"{exc}; infersent1.pkl and the workflow's encoder.pt are plain state dicts (a whole pickled "
+                "model needs trust_pickle=True, which executes code stored in the file)"
+            ) from None
         log.warning("%s: not a plain state dict; unpickling it in full (trust_pickle=True)", path)
         state = torch.load(path, map_location="cpu", weights_only=False)
     if isinstance(state, nn.Module):
