@@ -70,14 +70,20 @@ def load_torch_file(
     try:
         return torch.load(path, map_location=map_location, weights_only=weights_only)
     except (pickle.UnpicklingError, *_UNREADABLE) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        if isinstance(error, pickle.UnpicklingError):
-            reason = "not a torch checkpoint (unpickling failed)"
-        elif isinstance(error, EOFError) or path.stat().st_size == 0:
-            reason = "empty or truncated file"
-        elif "central directory" in reason or "zip archive" in reason:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+        if not head:
+            reason = "an empty file"
+        elif head.startswith(b"PK\x03\x04"):  # torch.save's zip format
             reason = "truncated or corrupted (its zip archive does not read)"
-        raise ValueError(f"{path}: cannot read {what}: {reason[:200]}") from None
+        elif not head.startswith(b"\x80"):  # neither zip nor pickle
+            reason = "not a torch checkpoint (unpickling failed)"
+        elif isinstance(error, pickle.UnpicklingError):
+            reason = "a pickle holding more than tensors (torch.load with weights_only=True refuses it)"
+        else:
+            first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            reason = f"{type(error).__name__}: {first[:200]}"
+        raise ValueError(f"{path}: cannot read {what}: {reason}") from None
 
 
 def load_state(module: Any, state: Any, path: str | os.PathLike[str], *, what: str = "weights") -> None:

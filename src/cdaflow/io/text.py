@@ -1,5 +1,5 @@
-"""Text a user gives: command input (a file or standard input) and raw-text corpora, streamed
-line by line (plain, .gz or .xz) and sharded by line number.
+"""Text a user gives: command input (a file or standard input, :func:`numbered_lines`) and raw-text
+corpora, streamed line by line (plain, .gz or .xz) and sharded by line number.
 
 A CoNLL-U file also serves as a raw-text corpus: its `# text = ...` comments are the lines.
 Every reader decodes UTF-8 as ``utf-8-sig``: files saved on Windows start with a byte-order mark,
@@ -9,7 +9,6 @@ which would otherwise stick to the first word (an unknown token, a malformed fir
 from __future__ import annotations
 
 import gzip
-import io
 import lzma
 import sys
 from collections.abc import Iterator
@@ -27,31 +26,6 @@ def open_text(path: Path) -> IO[str]:
     if path.suffix == ".xz":
         return lzma.open(path, "rt", encoding=ENCODING)
     return open(path, encoding=ENCODING)
-
-
-def open_input(path: Path | None) -> IO[str]:
-    """A command's text input: the file at `path`, else standard input, as UTF-8 without a BOM.
-
-    Standard input is decoded as UTF-8 whatever the locale says; closing the returned handle
-    leaves file descriptor 0 open.
-    """
-    if path is not None:
-        return open(path, encoding=ENCODING)
-    try:
-        return open(sys.stdin.fileno(), encoding=ENCODING, closefd=False)
-    except (AttributeError, OSError, ValueError):  # a stand-in stdin without a file descriptor
-        buffer = getattr(sys.stdin, "buffer", None)
-        return io.TextIOWrapper(buffer, encoding=ENCODING) if buffer is not None else sys.stdin
-
-
-def read_lines(path: Path | None) -> Iterator[str]:
-    """The lines of a command's text input (see :func:`open_input`), streamed.
-
-    The file is opened at the call, so a missing one fails there; bytes that are not UTF-8
-    raise ValueError naming the input and the line.
-    """
-    handle = open_input(path)
-    return _checked_lines(handle, str(path) if path is not None else "<stdin>")
 
 
 def _binary_input(path: Path | None) -> IO[bytes] | None:
@@ -152,19 +126,6 @@ def looks_like_conllu(line: str) -> bool:
         return True
     fields = line.split("\t")
     return len(fields) == 10 and fields[0].replace("-", "").replace(".", "").isdigit()
-
-
-def _checked_lines(handle: IO[str], name: str) -> Iterator[str]:
-    number = 0
-    try:
-        for number, line in enumerate(handle, start=1):
-            # A text-mode stand-in for stdin (no bytes underneath) may still carry the mark.
-            yield line.removeprefix("\ufeff") if number == 1 else line
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{name}:{number + 1}: not valid UTF-8 (at or after this line: {exc.reason})") from None
-    finally:
-        if handle is not sys.stdin:
-            handle.close()
 
 
 def _numbered_lines(handle: IO[str], conllu: bool) -> Iterator[tuple[int, str]]:

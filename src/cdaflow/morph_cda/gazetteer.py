@@ -120,9 +120,17 @@ class Gazetteer:
         else:  # biasCDA's French list has no header: english, fem, masc
             columns, body = {"masculine": 2, "feminine": 1, "english": 0}, rows
         gazetteer = cls(source=[f"read from {path.name}", *comments])
+        headerless = body is rows
         for number, row in body:
+            if headerless and len(row) < 3:
+                raise ValueError(
+                    f"{path}: row {number}: {len(row)} column(s); a gazetteer has a header naming masculine and "
+                    "feminine columns, or (biasCDA's lists) three columns: english, feminine, masculine"
+                )
             cells = {name: (row[i].lower() if i < len(row) else "") for name, i in columns.items()}
             gazetteer._add(cells, path, number, row)
+        if not (gazetteer.to_fem or gazetteer.to_masc or gazetteer.common or gazetteer.epicene):
+            raise ValueError(f"{path}: no nouns read (columns {', '.join(COLUMNS)}, with a header)")
         return gazetteer
 
     def _add(self, cells: dict[str, str], path: Path, number: int, row: list[str]) -> None:
