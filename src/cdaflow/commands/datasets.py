@@ -130,6 +130,9 @@ def _run(args: argparse.Namespace, cfg: dict, out) -> int:
             print(f"{name}: {dest}", file=out)
         return 0
     names = args.names or [name for name in sorted(entries) if (DATA_DIR / name).exists()]
+    if not names:
+        print(f"no dataset of {args.config} is in {DATA_DIR} yet; nothing to verify (fetch them first)", file=out)
+        return 0
     problems = 0
     for name in _selected(entries, names):
         found = verify(name, entries[name], DATA_DIR / name, lockfile, cache_dir=CACHE_DIR)
