@@ -646,3 +646,16 @@ def test_seat_takes_the_short_name_of_a_test(ws, capsys):
     assert out.splitlines()[1].startswith("mytest\tMaleNames\tFemaleNames")
     code, out, err = run_cli([*argv, "--names", "nosuch"], capsys)
     assert_refused(code, err, "no SEAT test 'nosuch' (tried nosuch.jsonl, sent-nosuch.jsonl); tests there: mytest")
+
+
+@needs_spacy
+def test_cda_writes_conllu_that_validates(ws, capsys):
+    output = ws / "counterfactuals.conllu"
+    code, out, err = run_cli([*COMMANDS["cda"](ws), "--input", str(ws / "good.txt"), "--output-format", "conllu",
+                              "--output", str(output)], capsys)
+    assert code == 0, err
+    text = output.read_text()
+    assert text.count("# original_text = ") == 2 and "# original_text = La ingeniera alemana es experta." in text
+    code, out, err = run_cli(["parse", "--lang", "es", "--backend", "gold", "--format", "conllu",
+                              "--input", str(output)], capsys)
+    assert code == 0, err

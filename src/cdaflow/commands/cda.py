@@ -21,8 +21,9 @@ from cdaflow.commands.common import (
     text_lines,
 )
 from cdaflow.commands.options import positive_int
-from cdaflow.io.conllu import read_conllu, source_info, words
+from cdaflow.io.conllu import read_conllu, source_info, words, write_conllu
 from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, check_model_folder, interventions_for, load_model
+from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
 
 LANGUAGES = ("es", "fr", "it", "he")
@@ -33,7 +34,7 @@ EXAMPLES = """\
   cdaflow cda --lang es --model results/morph_cda/es/models/lin --input frases.txt --output frases.jsonl
   cdaflow parse --lang es --input frases.txt --output frases.conllu
   cdaflow cda --lang es --model results/morph_cda/es/models/lin --format conllu --input frases.conllu \\
-    --direction to-fem
+    --direction to-fem --output-format conllu --output contrafactuales.conllu
 """
 FORMATS = """\
   input  --format text: UTF-8, one sentence (or several) a line, parsed with --backend.
@@ -45,6 +46,9 @@ FORMATS = """\
          ("counterfactual" is null when no animate noun was found; the sentences of one line are
          rejoined with single spaces). CoNLL-U: one per sentence, with "line" (where it starts in
          the file) and "id" (its sent_id); changed words are named by their word id.
+  --output-format conllu: every sentence (text input: each sentence of each line; a blank line
+         gives none) with the counterfactual's forms and agreement features, `# text` the
+         counterfactual and `# original_text` the sentence; unchanged sentences as they are.
   gazetteer TSV with a header: masculine, feminine[, english, kind, masculine_plural, feminine_plural]
          (README, Study A); older 3-column lists (masculine, feminine, english) are read too.
 """
@@ -67,7 +71,12 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="a CDA model folder: results/morph_cda/<lang>/models/{lin,nn} (README: Models)",
     )
     add_input_arguments(parser, "input file")
-    add_output_argument(parser, "JSON lines file")
+    add_output_argument(parser, "JSON lines file (CoNLL-U with --output-format conllu)")
+    parser.add_argument(
+        "--output-format", choices=("jsonl", "conllu"), default="jsonl",
+        help="jsonl: one JSON object per input line (default); conllu: every sentence as its "
+        "counterfactual, annotated (changed forms and features), unchanged ones as they are",
+    )
     parser.add_argument("--format", choices=("text", "conllu"), default="text", help="input format (default: text)")
     parser.add_argument(
         "--direction", choices=DIRECTIONS, default="flip",
@@ -122,16 +131,25 @@ def run(args: argparse.Namespace) -> int:
     print(f"cdaflow cda: gazetteer {where}: {gazetteer.describe()}", file=sys.stderr)
     if args.format == "conllu":
         sentences = read_conllu(stream) if stream else iter(())
-        records = _conllu_records(_counterfactuals(sentences, gazetteer, generator, args))
+        pairs = _counterfactuals(sentences, gazetteer, generator, args)
+        records = _conllu_records(pairs)
     else:
         parser = get_parser(backend, args.lang, processes=args.processes)
-        for_parser, for_records = itertools.tee(lines)
+        # JSON lines need each input line beside its sentences (a blank one gives an empty record);
+        # the tee holds only the lines the parser has read ahead of the output.
+        for_parser, for_records = itertools.tee(lines) if args.output_format == "jsonl" else (lines, None)
         sentences = parse_numbered_lines(
             parser, for_parser, sent_id_prefix=SENT_ID_PREFIX, batch_size=args.batch_size,
             path=str(args.input or "<stdin>"),
         )
-        records = _line_records(for_records, _counterfactuals(sentences, gazetteer, generator, args))
+        pairs = _counterfactuals(sentences, gazetteer, generator, args)
+        records = _line_records(for_records, pairs) if for_records is not None else iter(())
     with output(args) as out:  # a file appears whole or not at all; the old one stays on failure
+        if args.output_format == "conllu":
+            features = generator.inventory.features
+            written = (counterfactual_sentence(sentence, result, args.lang, features) for sentence, result in pairs)
+            write_conllu(progress(written, args, line_of=lambda sentence: _line_of(sentence, args)), out)
+            return 0
         for record in progress(records, args, line_of=lambda record: record["line"] or 0):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
@@ -190,8 +208,12 @@ def _conllu_records(pairs) -> Iterator[dict]:
         }
 
 
-def _line_of(sentence) -> int:
-    # parse_numbered_lines names sentences <prefix>-<line>-<k>
+def _line_of(sentence, args: argparse.Namespace | None = None) -> int:
+    """The input line a sentence starts at: its place in a CoNLL-U file, or the <line> of the
+    sent_id <prefix>-<line>-<k> that parse_numbered_lines gives text input."""
+    if args is not None and args.format == "conllu":
+        info = source_info(sentence)
+        return info.line if info else 0
     return int(str(sentence.metadata["sent_id"]).split("-")[1])
 
 
