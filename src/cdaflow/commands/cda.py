@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             ("--processes", args.processes != 1 and args.format == "conllu",
              "to --format conllu (the input is parsed already)"),
             ("--processes", args.processes != 1 and args.backend == "stanza",
-             "to --backend stanza (one process)"),
+             "to --backend stanza (it runs in one process)"),
         ],
     )
     backend = args.backend or "spacy"

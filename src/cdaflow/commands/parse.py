@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
              "to --backend " + args.backend),
             ("--gpu", args.gpu and args.backend != "stanza", "to --backend " + args.backend),
             ("--processes", args.processes != 1 and args.backend != "spacy",
-             f"to --backend {args.backend} (one process)"),
+             f"to --backend {args.backend} (it runs in one process)"),
             ("--sent-id-prefix", args.sent_id_prefix is not None and args.format == "conllu",
              "to --format conllu (sentences keep their sent_ids)"),
             ("--backend gold", args.backend == "gold" and args.format == "text",

@@ -362,8 +362,9 @@ class Reinflector:
             load_state(model, state, path / _WEIGHTS_FILE, what="reinflection weights")
             lexicon = Lexicon.read_tsv(path / _LEXICON_FILE)
             info = config.get("train_info") or {}
-        except ValueError as error:  # load_torch_file and load_state name the file
-            raise ReinflectorLoadError(str(error) if str(path) in str(error) else f"{path}: {error}") from None
+        except ValueError as error:  # load_torch_file and load_state name the file themselves
+            message = str(error) if str(path) in str(error) else f"cannot load reinflector from {path}: {error}"
+            raise ReinflectorLoadError(message) from None
         except (OSError, KeyError, TypeError, RuntimeError) as error:
             raise ReinflectorLoadError(f"cannot load reinflector from {path}: {error!r}") from None
         reinflector = cls(model, chars, feats, lexicon, config["feature_names"], device=device, threads=threads)
