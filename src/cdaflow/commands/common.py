@@ -119,7 +119,7 @@ def _empty(args: argparse.Namespace, command: str) -> None:
     print(f"cdaflow {command}: {_name(args)}: no input lines; the output is empty", file=sys.stderr)
 
 
-def _prompt(args: argparse.Namespace, what: str) -> None:
+def _check_input(args: argparse.Namespace, what: str) -> None:
     """Say what the command waits for when standard input is a terminal (nothing was piped in);
     a missing or unreadable --input fails here."""
     if args.input is not None:
@@ -136,7 +136,7 @@ def text_lines(
 ) -> Iterator[tuple[int, str]]:
     """(line number, line) of a command's text input, checked at the call: a missing or empty file,
     bad bytes or an over-long line in the first lines, or CoNLL-U given as text, fail here."""
-    _prompt(args, what)
+    _check_input(args, what)
     lines = numbered_lines(args.input, max_chars=args.max_chars)
     held = []
     for number, line in lines:
@@ -173,7 +173,7 @@ class _LineStream:
 def conllu_input(args: argparse.Namespace, command: str) -> _LineStream | None:
     """The CoNLL-U input as a stream for :func:`cdaflow.io.conllu.read_conllu`, checked as
     :func:`text_lines` checks text (None when empty and that is accepted)."""
-    _prompt(args, "CoNLL-U")
+    _check_input(args, "CoNLL-U")
     lines = numbered_lines(args.input, max_chars=args.max_chars)
     held = []
     for number, line in lines:
