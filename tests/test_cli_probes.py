@@ -659,3 +659,32 @@ def test_cda_writes_conllu_that_validates(ws, capsys):
     code, out, err = run_cli(["parse", "--lang", "es", "--backend", "gold", "--format", "conllu",
                               "--input", str(output)], capsys)
     assert code == 0, err
+
+
+@needs_spacy
+def test_sigterm_stops_the_parser_workers_too(ws):
+    """--processes 2: the workers stop with the command instead of blocking it on a pipe for ever."""
+    text = ws / "many.txt"
+    if not text.exists():
+        text.write_text("La profesora del pueblo está cansada y su hermano también.\n" * 30_000)
+    output = ws / "workers.conllu"
+    output.write_text(PREVIOUS)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    argv = ["parse", "--lang", "es", "--processes", "2", "--input", str(text), "--output", str(output)]
+    process = subprocess.Popen([sys.executable, "-m", "cdaflow.cli", *argv], env=env, stderr=subprocess.PIPE, text=True)
+    children: list[str] = []
+    deadline = time.monotonic() + 300
+    while len(children) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    assert process.poll() is None and len(children) == 2, "the workers did not start"
+    time.sleep(1)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 143, err
+    assert "Traceback" not in err and "W127" not in err
+    assert_untouched(output)
+    time.sleep(1)
+    for pid in children:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2] if Path(f"/proc/{pid}/stat").exists() else "gone"
+        assert state in ("gone", "Z"), f"worker {pid} still {state}"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from cdaflow import __version__
 from cdaflow.commands import cda, datasets, parse, regender, sentence_bias, subjectivize
 from cdaflow.commands.common import check_outputs, progress_enabled
-from cdaflow.io.output import Terminated, exit_cleanly_on_signals
+from cdaflow.io.output import Terminated, exit_cleanly_on_signals, release_worker_queues
 
 # Each module adds one subcommand; study issues add theirs here.
 COMMANDS = (parse, datasets, cda, sentence_bias, regender, subjectivize)
@@ -75,9 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args) or 0
     except KeyboardInterrupt:
         print(f"cdaflow {args.command}: interrupted", file=sys.stderr)
+        release_worker_queues()
         return 130
     except Terminated as stop:
         print(f"cdaflow {args.command}: terminated", file=sys.stderr)
+        release_worker_queues()
         return int(stop.code)
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.

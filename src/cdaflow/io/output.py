@@ -18,13 +18,21 @@ import os
 import signal
 import stat
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from cdaflow.io.atomic import atomic_file
 
-__all__ = ["OutputError", "Terminated", "check_output_target", "exit_cleanly_on_signals", "open_output"]
+__all__ = [
+    "OutputError",
+    "Terminated",
+    "check_output_target",
+    "exit_cleanly_on_signals",
+    "open_output",
+    "release_worker_queues",
+]
 
 # Paths that name an already-open stream of this process; replacing them would replace a link in
 # /dev or /proc (as root) or truncate what the shell opened for appending.
@@ -40,20 +48,35 @@ class Terminated(SystemExit):
 
 
 def exit_cleanly_on_signals() -> Callable[[], None]:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` (exit status 128 + signal) in this process;
-    returns a function that puts the previous handlers back.
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` (exit status 128 + signal) and SIGINT into
+    KeyboardInterrupt in this process, stopping its worker processes first; returns a function
+    that puts the previous handlers back.
 
-    Python's default for them is to die at once, skipping ``finally`` blocks and leaving
-    ``.name.<id>.tmp`` files behind; an exception runs the clean-up that Ctrl-C already gets.
+    Python's default for SIGTERM is to die at once, skipping ``finally`` blocks and leaving
+    ``.name.<id>.tmp`` files behind; an exception runs the clean-up that Ctrl-C already gets. The
+    workers (spaCy's ``--processes``) go first: a signal sent to this process alone would leave
+    them blocked on a full pipe that it no longer reads, and it waiting for them.
     """
+    main_pid = os.getpid()
 
     def handler(signum: int, frame: object) -> None:
+        if os.getpid() != main_pid:  # a forked worker: it owns no output; leave at once
+            os._exit(128 + signum)
+        import multiprocessing
+
+        children = multiprocessing.active_children()
+        for child in children:
+            child.terminate()
+        if children:  # spaCy would then warn that its workers did not complete: we stopped them
+            warnings.filterwarnings("ignore", message=r"\[W127\]")
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(128 + signum)
 
     previous = {}
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
         number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) in (signal.SIG_DFL, None):
+        if number is not None and signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler, None):
             try:
                 previous[number] = signal.signal(number, handler)
             except ValueError:  # not the main thread: signals cannot be handled here
@@ -64,6 +87,19 @@ def exit_cleanly_on_signals() -> Callable[[], None]:
             signal.signal(number, old)
 
     return restore
+
+
+def release_worker_queues() -> None:
+    """After the workers were stopped by a signal: let the interpreter exit without waiting on
+    their queues. Queues still holding input for a dead worker would make Python's exit join their
+    feeder threads for ever (multiprocessing's documented way out: ``cancel_join_thread``)."""
+    import gc
+    import multiprocessing.queues
+
+    for obj in gc.get_objects():
+        # type(), not isinstance(): the latter reads __class__, which wakes lazy modules' deprecation warnings
+        if issubclass(type(obj), multiprocessing.queues.Queue):
+            obj.cancel_join_thread()
 
 
 def _is_stream_path(path: Path) -> bool:
