@@ -69,7 +69,7 @@ from typing import Any
 
 from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory, atomic_file
-from cdaflow.io.models import load_torch_file
+from cdaflow.io.models import load_torch_file, quiet_libraries
 from cdaflow.io.structured import read_mapping
 from cdaflow.runtime import find_console_script
 
@@ -501,12 +501,14 @@ class Transferer:
                    device: str = "cpu") -> Transferer:
         """Load `checkpoint` (trained by :func:`train_transfer`) and the SentencePiece model."""
         import torch
-        from onmt.inputters.inputter import dict_to_vocabs
-        from onmt.model_builder import build_base_model
-        from onmt.opts import translate_opts
-        from onmt.translate import GNMTGlobalScorer
-        from onmt.translate.translator import Translator
-        from onmt.utils.parse import ArgumentParser
+
+        with quiet_libraries():  # OpenNMT-py's modules use torch.cuda.amp decorators torch deprecates
+            from onmt.inputters.inputter import dict_to_vocabs
+            from onmt.model_builder import build_base_model
+            from onmt.opts import translate_opts
+            from onmt.translate import GNMTGlobalScorer
+            from onmt.translate.translator import Translator
+            from onmt.utils.parse import ArgumentParser
 
         if beam_size < 1 or max_length < 1 or batch_size < 1:
             raise ValueError(f"beam_size, max_length and batch_size must be positive, not "
@@ -524,7 +526,8 @@ class Transferer:
         model_opt.update_vocab = False
         model_opt.attention_dropout = 0.0
         vocabs = dict_to_vocabs(state["vocab"])
-        model = build_base_model(model_opt, vocabs)
+        with quiet_libraries():  # torch's note on dropout with one LSTM layer: the settings are the user's
+            model = build_base_model(model_opt, vocabs)
         weights = dict(state["model"])
         weights.update({f"generator.{name}": tensor for name, tensor in state["generator"].items()})
         try:
