@@ -162,8 +162,9 @@ def _check_encoder_options(args: argparse.Namespace) -> None:
         card = read_card(args.model) if Path(args.model).is_dir() else None
         if card is not None:
             what, command = KINDS.get(card["kind"], (f"a {card['kind']!r} model", "another command"))
+            hint = "; drop --encoder sbert for an InferSent folder" if card["kind"] == "infersent" else ""
             raise ValueError(f"--model {args.model}: this is {what} (for {command}), not a sentence-transformers "
-                             "model; drop --encoder sbert for an InferSent folder")
+                             f"model{hint}")
 
 
 def _encoder(args: argparse.Namespace):
