@@ -136,6 +136,8 @@ def _check_encoder_options(args: argparse.Namespace) -> None:
         from cdaflow.sentence_bias.infersent import CONFIG_NAME, STATE_NAME
 
         model = Path(args.model)
+        if model.is_dir():  # a folder of another kind is named by its card before its files are missed
+            announce_model(args.command, args.model, "infersent")
         missing = [name for name in (CONFIG_NAME, STATE_NAME) if not (model / name).is_file()]
         if not model.is_dir() or missing:
             raise FileNotFoundError(
@@ -143,7 +145,6 @@ def _check_encoder_options(args: argparse.Namespace) -> None:
                 + (f"missing {', '.join(missing)}" if model.is_dir() else "no such folder")
                 + "; the workflow writes results/sentence_bias/train_infersent/<corpus>)"
             )
-        announce_model(args.command, args.model, "infersent")
         vectors = args.vectors or DEFAULT_VECTORS
         if not Path(vectors).is_dir():
             raise FileNotFoundError(
