@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from cdaflow import config
+from tests.timeouts import workflow_timeout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -206,9 +207,95 @@ def test_snakemake_stops_on_a_bad_reference_before_building_the_dag(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=workflow_timeout(),
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "studies.morph_cda.languages.es.dev[1]: unknown treebank 'es_ancora'" in output
     assert "InputFunctionException" not in output
+
+
+@pytest.mark.parametrize(
+    "section, key, value, message",
+    [
+        ("gap_subjective", ("transfer", "onmt", "learning_rate"), -0.5,
+         r"studies\.gap_subjective\.transfer\.onmt\.learning_rate: -0\.5 is less than or equal to the minimum of 0"),
+        ("gap_subjective", ("transfer", "onmt", "hidden_sise"), 64, r"transfer\.onmt: unknown key 'hidden_sise'"),
+        ("gap_subjective", ("fluency", "lm", "dropout"), 1.5, r"fluency\.lm\.dropout: 1\.5 is greater than or equal"),
+        ("gap_subjective", ("benchmark", "mlp", "feature_set"), "sum",
+         r"benchmark\.mlp\.feature_set: 'sum' is not one"),
+        ("gap_subjective", ("thresholds", "gleu_min"), 3, r"thresholds\.gleu_min: 3 is greater than the maximum of 1"),
+        ("morph_cda", ("mrf", "lr"), 0, r"morph_cda\.mrf\.lr: 0 is less than or equal to the minimum of 0"),
+        ("morph_cda", ("reinflection", "lr"), -1, r"reinflection\.lr: -1 is less than or equal"),
+        ("sentence_bias", ("training", "decay"), 1.5, r"training\.decay: 1\.5 is greater than the maximum of 1"),
+    ],
+)
+def test_numbers_out_of_range_stop_at_start_up(section, key, value, message):
+    """Every number a study reads has its range in the schema: a bad value stops the run before
+    the DAG is built, naming its key, instead of a traceback in the middle of a rule."""
+    settings: dict = {}
+    node = settings
+    for part in key[:-1]:
+        node = node.setdefault(part, {})
+    node[key[-1]] = value
+    with pytest.raises(config.ConfigError, match=message):
+        config.validate(minimal(studies={section: settings}))
+
+
+def test_every_number_in_the_schema_has_a_range():
+    """A new number without bounds would let a negative rate or size through to a rule."""
+    unbounded = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            types = node.get("type")
+            types = types if isinstance(types, list) else [types]
+            if ("number" in types or "integer" in types) and not (
+                {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "not"} & set(node)
+            ):
+                unbounded.append(path)
+            for key, value in node.items():
+                walk(value, f"{path}.{key}")
+
+    walk(config.load_schema(), "")
+    # the seed of an OpenNMT-py or LSTM run may be any integer
+    assert [p for p in unbounded if not p.endswith(".seed")] == []
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"treebanks": {"t": {"lang": "esp"}}},
+         r"treebanks\.t\.lang: unknown language code 'esp' .*did you mean es \(Spanish\)"),
+        ({"corpora": {"c": {"lang": "xx"}}}, r"corpora\.c\.lang: unknown language code 'xx'"),
+        ({"corpora": {"c": {"lang": "de"}}},
+         r"corpora\.c\.lang: no spaCy pipeline for 'de' .*parsing\.spacy_models\.de"),
+        ({"treebanks": {"t": {"splits": {"train": "a.conllu", "dev": "b.conlu"}}}},
+         r"treebanks\.t\.splits\.dev: no file 'b\.conlu' in dataset 'd' .*close names there: b\.conllu"),
+        ({"corpora": {"c": {"file": "sub/c.txt"}}}, r"corpora\.c\.file: no file 'sub/c\.txt' in dataset 'd'"),
+    ],
+)
+def test_languages_and_data_files_are_checked_at_start_up(tmp_path, monkeypatch, change, message):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("a.conllu", "b.conllu", "c.txt"):
+        (folder / name).write_text("x\n")
+    raw = minimal(
+        treebanks={"t": {"lang": "es", "dataset": "d", "splits": {"train": "a.conllu", "dev": "b.conllu"}}},
+        corpora={"c": {"lang": "es", "dataset": "d", "file": "c.txt"}},
+    )
+    raw["datasets"]["d"]["path"] = str(folder)
+    monkeypatch.chdir(tmp_path)
+    assert config.validate(raw)["treebanks"]["t"]["lang"] == "es"  # as written, it holds
+    for section, entries in change.items():
+        for name, fields in entries.items():
+            raw[section][name].update(fields)
+    with pytest.raises(config.ConfigError, match=message):
+        config.validate(raw, source="my.yaml")
+
+
+def test_data_files_of_a_dataset_still_to_download_are_not_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    raw = minimal(treebanks={"t": {"lang": "es", "dataset": "d", "splits": {"train": "whatever.conllu"}}})
+    raw["datasets"]["d"] = {"url": "https://example.org/d.tar.gz"}
+    assert config.validate(raw)["treebanks"]["t"]["splits"] == {"train": "whatever.conllu"}

@@ -4,46 +4,116 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from cdaflow import __version__
 from cdaflow.commands import cda, datasets, parse, regender, sentence_bias, subjectivize
+from cdaflow.commands.common import check_outputs, progress_enabled
+from cdaflow.io.output import Terminated, exit_cleanly_on_signals, release_worker_queues
 
 # Each module adds one subcommand; study issues add theirs here.
 COMMANDS = (parse, datasets, cda, sentence_bias, regender, subjectivize)
+# Set to 1 to see the traceback of an unexpected error instead of its one-line summary.
+TRACEBACK_ENV = "CDAFLOW_TRACEBACK"
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs as argparse does, but keeps indented lines (examples, formats) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for paragraph in text.split("\n\n"):
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+        return "\n\n".join(out)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cdaflow",
-        description="Tools from four studies of gender bias in NLP data, and their workflow's helpers.",
+        description="Tools from four studies of gender bias in NLP data, and their workflow's helpers. "
+        "Run `cdaflow COMMAND --help` for a command's options, an example and its input and output formats.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"cdaflow {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log progress to stderr, with a progress bar on long inputs"
+    )
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.add_parser(subcommands)
+    for sub in subcommands.choices.values():
+        sub.formatter_class = HelpFormatter
+        # -v also after the command name (`cdaflow cda -v ...`); SUPPRESS keeps a -v given before it.
+        sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                         help="log progress to stderr, with a progress bar on long inputs")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if str(getattr(args, "input", None)) == "-":  # the usual spelling of standard input
+        args.input = None
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    restore = exit_cleanly_on_signals()
     try:
+        check_outputs(args)
+        if progress_enabled(args):
+            from tqdm.contrib.logging import logging_redirect_tqdm
+
+            with logging_redirect_tqdm():  # log lines above the progress bar, not through it
+                return args.run(args) or 0
         return args.run(args) or 0
     except KeyboardInterrupt:
+        print(f"cdaflow {args.command}: interrupted", file=sys.stderr)
+        release_worker_queues()
         return 130
+    except Terminated as stop:
+        print(f"cdaflow {args.command}: terminated", file=sys.stderr)
+        release_worker_queues()
+        return int(stop.code)
     except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (AttributeError, OSError, ValueError):  # a stand-in stdout without a descriptor
+            pass
         return 0
     except (OSError, ValueError, RuntimeError) as exc:
         # Every module raises errors that name file, line and field; the message is the report.
-        print(f"cdaflow {args.command}: error: {exc}", file=sys.stderr)
+        print(f"cdaflow {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        print(
+            f"cdaflow {args.command}: internal error: {type(exc).__name__}: {_one_line(exc)} "
+            f"(a bug; {TRACEBACK_ENV}=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        restore()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
+        text = f"{exc.filename}: {exc.strerror or text}"
+    elif isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":  # pragma: no cover

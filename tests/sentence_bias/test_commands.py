@@ -71,7 +71,8 @@ def test_bias_score_tsv(workspace, capsys):
     assert main(args) == 0
     header, *rows = capsys.readouterr().out.splitlines()
     assert header.split("\t") == ["sentence", "F", "M", "Abs", "top_words"]
-    assert len(rows) == 2
+    assert len(rows) == 3 and rows[1] == "\t\t\t\t"  # the blank line keeps its row: row N answers line N
+    assert rows[2].startswith("The football.\t")
     sentence, f, m, absolute, top = rows[0].split("\t")
     assert sentence == "She likes the pink dress." and float(f) >= 0 >= float(m)
     assert float(absolute) == pytest.approx(float(f) - float(m), abs=1e-5)

@@ -96,7 +96,6 @@ def test_demo_slice_runs_through_slurm(slurm: SlurmCluster, tmp_path: Path, monk
         "--seconds-between-status-checks", "2",
         "--slurm-keep-successful-logs",  # read below
         cwd=copy,
-        timeout=300,
     )
     logger.info("snakemake on SLURM took %.1f s", time.monotonic() - started)
     output = result.stdout[-4000:] + result.stderr[-4000:]

@@ -376,6 +376,7 @@ rule gap_subjective_subjectivizer:
     input:
         transfer=f"{GS_OUT}/transfer/model",
         detector=f"{GS_OUT}/detector/model",
+        detector_table=f"{GS_OUT}/table_detector.tsv",
         lm=GS_FLUENCY_LM,
     output:
         f"{GS_OUT}/subjectivizer/manifest.json",
@@ -389,3 +390,9 @@ rule gap_subjective_subjectivizer:
         f"{ENVS}/torch.yaml"
     script:
         "../scripts/gap_subjective/subjectivizer.py"
+
+
+rule gap_subjective_models:
+    """Only the folder `cdaflow subjectivize` loads: transfer model, detector and fluency LM bundled."""
+    input:
+        [f"{GS_OUT}/subjectivizer/manifest.json"] if enabled("gap_subjective") else [],

@@ -301,3 +301,8 @@ rule morph_cda_parser:
     script:
         "../scripts/morph_cda/parser.py"
 
+
+rule morph_cda_models:
+    """Only the models of `cdaflow cda` (models/{lin,nn} of every language) and what they need."""
+    input:
+        [f"{MORPH_OUT}/{lang}/models/{param}" for lang in MORPH_LANGUAGES for param in MORPH["parameterizations"]],

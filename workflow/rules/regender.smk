@@ -294,3 +294,11 @@ rule regender_errors:
         f"{ENVS}/sklearn.yaml"
     script:
         "../scripts/regender/errors.py"
+
+
+rule regender_models:
+    """Only the rewriters of `cdaflow regender --method nmt` (nmt, nmt_t) and their BPE model."""
+    input:
+        [f"{REG_OUT}/rewriter/{setup}/model" for setup in ("nmt", "nmt_t")] + [f"{REG_OUT}/rewriter/bpe.model"]
+        if enabled("regender")
+        else [],

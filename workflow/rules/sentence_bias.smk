@@ -310,3 +310,14 @@ rule sentence_bias_transformer:
         f"{ENVS}/torch.yaml"
     script:
         "../scripts/sentence_bias/transformer.py"
+
+
+rule sentence_bias_models:
+    """Only what `cdaflow bias-score` and `cdaflow seat` read: InferSent trained on SNLI, the vectors,
+    the gender word list and both gender directions (GloVe's and the transformer's)."""
+    input:
+        [f"{SB_OUT}/train_infersent/original"]
+        + [f"{SB_OUT}/{name}" for name in ("vectors", "gender_words.txt", "gender_direction.npy")]
+        + ([f"{SB_OUT}/transformer/gender_direction.npy"] if SB["transformer"]["enabled"] else [])
+        if enabled("sentence_bias")
+        else [],

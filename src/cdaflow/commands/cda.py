@@ -3,19 +3,56 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+from cdaflow.commands.common import (
+    add_input_arguments,
+    add_output_argument,
+    announce_model,
+    conllu_input,
+    example_epilog,
+    output,
+    progress,
+    refuse_inapplicable,
+    text_lines,
+)
 from cdaflow.commands.options import positive_int
-from cdaflow.io.atomic import atomic_file
-from cdaflow.io.conllu import read_conllu, words
-from cdaflow.io.text import open_input, read_lines
+from cdaflow.io.conllu import read_conllu, source_info, words, write_conllu
 from cdaflow.morph_cda import language as languages
-from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, interventions_for, load_model
-from cdaflow.text.parsing import BACKENDS, get_parser, parse_text_file
+from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, check_model_folder, interventions_for, load_model
+from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
+from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
+
+SENT_ID_PREFIX = "s"
+EXAMPLES = """\
+  echo "La profesora del pueblo está cansada." \\
+    | cdaflow cda --lang es --model results/morph_cda/es/models/lin
+  cdaflow cda --lang es --model results/morph_cda/es/models/lin --input frases.txt --output frases.jsonl
+  cdaflow parse --lang es --input frases.txt --output frases.conllu
+  cdaflow cda --lang es --model results/morph_cda/es/models/lin --format conllu --input frases.conllu \\
+    --direction to-fem --output-format conllu --output contrafactuales.conllu
+"""
+FORMATS = """\
+  input  --format text: UTF-8, one sentence (or several) a line, parsed with --backend.
+         --format conllu: CoNLL-U with lemmas, UPOS, features and a tree (e.g. `cdaflow parse`).
+  output one JSON object a line. Text: one per input line, a blank line included, in order:
+           {"line": 3, "original": "La profesora está cansada.",
+            "counterfactual": "El profesor está cansado.",
+            "changed": [{"sentence": "s-3-1", "id": 2, "from": "profesora", "to": "profesor"}, ...],
+            "intervened": [{"sentence": "s-3-1", "id": 2, "from": "profesora", "to": "profesor"}]}
+         ("counterfactual" is null when no animate noun was found; the sentences of one line are
+         rejoined with single spaces). CoNLL-U: one per sentence, with "line" (where it starts in
+         the file) and "id" (its sent_id); changed words are named by their word id.
+  --output-format conllu: every sentence (text input: each sentence of each line; a blank line
+         gives none) with the counterfactual's forms and agreement features, `# text` the
+         counterfactual and `# original_text` the sentence; unchanged sentences as they are.
+  gazetteer TSV with a header: masculine, feminine[, english, kind, masculine_plural, feminine_plural]
+         (README, Study A); older 3-column lists (masculine, feminine, english) are read too.
+"""
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -25,30 +62,42 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         description=(
             "Change the gender of every animate noun (found with the model's gazetteer or --gazetteer) "
             "and of every third-person or plural personal pronoun (él/ella, nosotros, il/elle, lui/lei, "
-            "loro...; the language file's), and re-inflect the words that agree with them. First- and "
-            "second-person singular sentences (yo, tú, je, tu) are left as they are: they name no one "
-            "whose gender the sentence shows. Reads raw text (parsed with --backend) or CoNLL-U; writes "
-            "one JSON line per sentence: original, counterfactual, changed tokens and the intervened "
-            "nouns and pronouns."
+            "loro...; the language file's), and re-inflect the words that agree with them (Zmigrod et al. "
+            "2019). First- and second-person singular sentences (yo, tú, je, tu) are left as they are: "
+            "they name no one whose gender the sentence shows. Reads raw text (parsed with --backend) or "
+            "CoNLL-U; writes one JSON line per input line (or CoNLL-U sentence): original, counterfactual, "
+            "changed words and the intervened nouns and pronouns."
         ),
+        epilog=example_epilog(EXAMPLES, FORMATS),
     )
     parser.add_argument(
         "--lang", required=True, choices=languages.available(), help="a language file in resources/morph_cda/languages"
     )
-    parser.add_argument("--model", required=True, type=Path, help="results/morph_cda/<lang>/models/{lin,nn}")
-    parser.add_argument("--input", type=Path, help="input file (default: standard input)")
-    parser.add_argument("--output", type=Path, help="output file (default: standard output)")
-    parser.add_argument("--format", choices=("text", "conllu"), default="text", help="input format")
-    parser.add_argument("--direction", choices=DIRECTIONS, default="flip")
     parser.add_argument(
-        "--backend", choices=sorted(set(BACKENDS) - {"gold"}), default="spacy", help="parser for text input"
+        "--model", required=True, type=Path,
+        help="a CDA model folder: results/morph_cda/<lang>/models/{lin,nn} (README: Models)",
     )
-    parser.add_argument("--gazetteer", type=Path, help="TSV masculine/feminine/english replacing the model's")
+    add_input_arguments(parser, "input file")
+    add_output_argument(parser, "JSON lines file (CoNLL-U with --output-format conllu)")
     parser.add_argument(
-        "--batch-size", type=positive_int, default=256, help="sentences per batched model call (default: 256)"
+        "--output-format", choices=("jsonl", "conllu"), default="jsonl",
+        help="jsonl: one JSON object per input line (default); conllu: every sentence as its "
+        "counterfactual, annotated (changed forms and features), unchanged ones as they are",
+    )
+    parser.add_argument("--format", choices=("text", "conllu"), default="text", help="input format (default: text)")
+    parser.add_argument(
+        "--direction", choices=DIRECTIONS, default="flip",
+        help="flip: every animate noun takes the other gender (default); to-fem / to-masc: only "
+        "masculine / only feminine nouns change",
     )
     parser.add_argument(
-        "--processes", type=positive_int, default=1, help="parser worker processes for text input (spacy; default: 1)"
+        "--backend", choices=sorted(set(BACKENDS) - {"gold"}),
+        help="text input: the parser (default: spacy)",
+    )
+    parser.add_argument(
+        "--gazetteer", type=Path,
+        help="a gazetteer TSV replacing the model's (header masculine, feminine[, english, kind, "
+        "masculine_plural, feminine_plural]; see formats below)",
     )
     parser.add_argument(
         "--no-lexicon-check",
@@ -56,68 +105,164 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="do not check generated forms against the language's Hunspell dictionaries "
         "(apt-get install hunspell hunspell-es hunspell-fr hunspell-it hunspell-he; skipped when absent)",
     )
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=256, help="sentences per batched model call (default: 256)"
+    )
+    parser.add_argument(
+        "--processes", type=positive_int, default=1,
+        help="text input, spacy: parser worker processes (default: 1)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_inapplicable(
+        args,
+        [
+            ("--backend", args.backend is not None and args.format == "conllu",
+             "to --format conllu (the input is parsed already)"),
+            ("--processes", args.processes != 1 and args.format == "conllu",
+             "to --format conllu (the input is parsed already)"),
+            ("--processes", args.processes != 1 and args.backend == "stanza",
+             "to --backend stanza (it runs in one process)"),
+        ],
+    )
+    backend = args.backend or "spacy"
+    if args.model.is_dir():  # a folder of another kind is named by its card before its files are missed
+        announce_model("cda", args.model, "cda", lang=args.lang)
+    check_model_folder(args.model)
+    # The input's first lines before the model loads: a missing, empty or mistaken file fails at once.
+    stream = conllu_input(args, "cda") if args.format == "conllu" else None
+    lines = text_lines(args, "cda") if args.format == "text" else None
     generator, gazetteer = load_model(args.model, lexicon_check=not args.no_lexicon_check)
     if generator.lang != args.lang:
-        raise ValueError(f"{args.model}: the model is for {generator.lang!r}, not {args.lang!r}")
+        raise ValueError(f"--model {args.model}: the model is for {generator.lang!r}, not {args.lang!r}")
     if args.gazetteer:
         gazetteer = Gazetteer.read(args.gazetteer)
+        _check_coverage(gazetteer, generator, args.gazetteer)
     where = args.gazetteer or args.model / "gazetteer.tsv"
     print(f"cdaflow cda: gazetteer {where}: {gazetteer.describe()}", file=sys.stderr)
     check = generator.hunspell.describe() if generator.hunspell else "off (--no-lexicon-check, or not installed)"
     print(f"cdaflow cda: lexicon check: {check}", file=sys.stderr)
     if args.format == "conllu":
-        sentences = read_conllu(args.input if args.input else open_input(None))
+        sentences = read_conllu(stream) if stream else iter(())
+        pairs = _counterfactuals(sentences, gazetteer, generator, args)
+        records = _conllu_records(pairs)
     else:
-        lines = read_lines(args.input)
         # the language file names its spaCy pipeline (none: the backend's default or its error)
-        model = languages.load(args.lang).spacy if args.backend == "spacy" else None
-        parser = get_parser(args.backend, args.lang, processes=args.processes, **({"model": model} if model else {}))
-        sentences = parse_text_file(
-            parser, lines, sent_id_prefix="s", batch_size=args.batch_size, path=str(args.input or "<stdin>")
+        model = languages.load(args.lang).spacy if backend == "spacy" else None
+        parser = get_parser(backend, args.lang, processes=args.processes, **({"model": model} if model else {}))
+        # JSON lines need each input line beside its sentences (a blank one gives an empty record);
+        # the tee holds only the lines the parser has read ahead of the output.
+        for_parser, for_records = itertools.tee(lines) if args.output_format == "jsonl" else (lines, None)
+        sentences = parse_numbered_lines(
+            parser, for_parser, sent_id_prefix=SENT_ID_PREFIX, batch_size=args.batch_size,
+            path=str(args.input or "<stdin>"),
         )
-    items = ((s, interventions_for(s, gazetteer, generator, args.direction)) for s in sentences)
-    # A file output appears whole or not at all: a failure midway leaves what was there before.
-    with atomic_file(args.output) if args.output else contextlib.nullcontext(sys.stdout) as out:
-        # Streamed in chunks: one batched MRF + reinflection call per chunk, output in input order.
-        while chunk := list(itertools.islice(items, args.batch_size)):
-            with_nouns = [(s, g) for s, g in chunk if g]
-            results = iter(
-                generator.generate([s for s, _ in with_nouns], [g for _, g in with_nouns])
-                if with_nouns
-                else []
-            )
-            for sentence, group in chunk:
-                out.write(
-                    json.dumps(_record(sentence, next(results) if group else None), ensure_ascii=False) + "\n"
-                )
+        pairs = _counterfactuals(sentences, gazetteer, generator, args)
+        records = _line_records(for_records, pairs) if for_records is not None else iter(())
+    with output(args) as out:  # a file appears whole or not at all; the old one stays on failure
+        if args.output_format == "conllu":
+            features = generator.inventory.features
+            written = (counterfactual_sentence(sentence, result, args.lang, features) for sentence, result in pairs)
+            write_conllu(progress(written, args, line_of=lambda sentence: _line_of(sentence, args)), out)
+            return 0
+        for record in progress(records, args, line_of=lambda record: record["line"] or 0):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 
 
-def _record(sentence, result) -> dict:
-    ws = words(sentence)
+def _check_coverage(gazetteer: Gazetteer, generator, path: Path) -> None:
+    """Refuse a --gazetteer none of whose nouns the model's language knows (a list for another
+    language, or not a gazetteer): every output would be null."""
+    lexicon = getattr(generator.reinflector, "lexicon", None)
+    if lexicon is None:
+        return
+    known = {form.lower() for _, _, _, form, _ in lexicon.entries()}
+    nouns = set(gazetteer.to_fem) | set(gazetteer.to_masc) | gazetteer.common | set(gazetteer.epicene)
+    if nouns and not nouns & known:
+        message = (
+            f"--gazetteer {path}: none of its {len(nouns)} nouns is a word of the model's "
+            f"{generator.lang!r} training treebanks; a list for another language, or not a gazetteer?"
+        )
+        if len(nouns) >= 20:  # a real list of that size always shares some nouns with a treebank
+            raise ValueError(message)
+        print(f"cdaflow cda: warning: {message}", file=sys.stderr)
+
+
+def _counterfactuals(sentences, gazetteer, generator, args) -> Iterator[tuple[object, object]]:
+    """(sentence, Counterfactual or None), in input order; one batched model call per chunk."""
+    items = ((s, interventions_for(s, gazetteer, generator, args.direction)) for s in sentences)
+    while chunk := list(itertools.islice(items, args.batch_size)):
+        with_nouns = [(s, g) for s, g in chunk if g]
+        results = iter(
+            generator.generate([s for s, _ in with_nouns], [g for _, g in with_nouns]) if with_nouns else []
+        )
+        for sentence, group in chunk:
+            yield sentence, next(results) if group else None
+
+
+def _changes(sentence, result) -> list[dict]:
     if result is None:
-        return {
+        return []
+    ws = words(sentence)
+    return [
+        {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]}
+        for i in result.changed
+        if result.forms[i] != ws[i]["form"]
+    ]
+
+
+def _intervened(sentence, result) -> list[dict]:
+    """The nouns and pronouns whose gender was changed (a common-gender one keeps its form)."""
+    if result is None:
+        return []
+    ws = words(sentence)
+    return [{"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]} for i in result.intervened]
+
+
+def _conllu_records(pairs) -> Iterator[dict]:
+    for sentence, result in pairs:
+        info = source_info(sentence)
+        yield {
+            "line": info.line if info else None,
             "id": sentence.metadata.get("sent_id"),
-            "original": sentence.metadata.get("text"),
-            "counterfactual": None,
-            "changed": [],
-            "intervened": [],
+            "original": sentence.metadata.get("text") if result is None else result.original,
+            "counterfactual": None if result is None else result.counterfactual,
+            "changed": _changes(sentence, result),
+            "intervened": _intervened(sentence, result),
         }
-    return {
-        "id": sentence.metadata.get("sent_id"),
-        "original": result.original,
-        "counterfactual": result.counterfactual,
-        "changed": [
-            {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]}
-            for i in result.changed
-            if result.forms[i] != ws[i]["form"]
-        ],
-        # the nouns and pronouns whose gender was changed (a common-gender one keeps its form)
-        "intervened": [
-            {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]} for i in result.intervened
-        ],
-    }
+
+
+def _line_of(sentence, args: argparse.Namespace | None = None) -> int:
+    """The input line a sentence starts at: its place in a CoNLL-U file, or the <line> of the
+    sent_id <prefix>-<line>-<k> that parse_numbered_lines gives text input."""
+    if args is not None and args.format == "conllu":
+        info = source_info(sentence)
+        return info.line if info else 0
+    return int(str(sentence.metadata["sent_id"]).split("-")[1])
+
+
+def _line_records(lines, pairs) -> Iterator[dict]:
+    """One record per input line: the line's sentences gathered, a blank line an empty record."""
+    pending = next(pairs, None)
+    for number, line in lines:
+        parts = []
+        while pending is not None and _line_of(pending[0]) == number:
+            parts.append(pending)
+            pending = next(pairs, None)
+        changed = [
+            {"sentence": s.metadata["sent_id"], **change} for s, result in parts for change in _changes(s, result)
+        ]
+        intervened = [
+            {"sentence": s.metadata["sent_id"], **noun} for s, result in parts for noun in _intervened(s, result)
+        ]
+        counterfactual = None
+        if any(result is not None for _, result in parts):
+            counterfactual = " ".join(
+                result.counterfactual if result is not None else s.metadata.get("text", "") for s, result in parts
+            )
+        yield {"line": number, "original": line, "counterfactual": counterfactual, "changed": changed,
+               "intervened": intervened}
+    if pending is not None:  # cannot happen: every sentence comes from a line read above
+        raise RuntimeError(f"sentence {pending[0].metadata.get('sent_id')} matches no input line")

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cdaflow import config as config_module
-from cdaflow.data.datasets import acquire, describe, fetch_options, verify
+from cdaflow.commands.common import add_output_argument, escape_tsv, example_epilog, output
+from cdaflow.data.datasets import acquire, configured_origins, describe, fetch_options, verify
 from cdaflow.data.lockfile import LockFile
 
 DATA_DIR = Path("resources/data")
@@ -18,6 +19,17 @@ CACHE_DIR = Path("resources/downloads")
 LOCKFILE = Path("results/downloads.tsv")
 
 log = logging.getLogger("cdaflow.datasets")
+EXAMPLES = """\
+  cdaflow datasets --config config/paper.yaml list
+  cdaflow datasets --config config/paper.yaml fetch ud_2_2
+  cdaflow datasets --config config/paper.yaml verify --output verify.txt
+"""
+FORMATS = """\
+  list   TSV with a header: one row per dataset (source, url or path, whether a sha256 is set).
+  fetch  one line per dataset: where it is; an existing copy fetched from another url or path
+         than the config names now stops the command (fetch --force replaces it).
+  verify one line per dataset: ok, or what differs from results/downloads.tsv (exit 1 then).
+"""
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -29,8 +41,10 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
             "and what was used is pinned in results/downloads.tsv, as the workflow does. "
             "Paths are relative to the current folder: run from the project root."
         ),
+        epilog=example_epilog(EXAMPLES, FORMATS),
     )
     parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="workflow config")
+    add_output_argument(parser, "the report (the list, what was fetched, the verification)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="one line per dataset: source, url or path, sha256 known")
     fetch = actions.add_parser("fetch", help="download (or copy) and extract datasets")
@@ -56,6 +70,7 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     for action in (actions.choices[name] for name in ("list", "fetch", "verify", "repin")):
         # Also accepted after the action (`cdaflow datasets fetch NAME --config FILE`).
         action.add_argument("--config", type=Path, default=argparse.SUPPRESS, help="workflow config")
+        action.add_argument("--output", type=Path, default=argparse.SUPPRESS, help="the report (default: stdout)")
     parser.set_defaults(run=run)
 
 
@@ -68,13 +83,30 @@ def _selected(entries: dict, names: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     cfg = config_module.load(args.config)
+    with output(args) as out:
+        return _run(args, cfg, out)
+
+
+def _stale_copy(name: str, entry: Mapping[str, Any], dest: Path, lockfile: LockFile) -> str | None:
+    """Why the copy at `dest` is not what the config names now (a changed or mistyped path or url)."""
+    origins = configured_origins(name, entry)  # a local path that does not exist fails here
+    pinned = {pin.url for pin in lockfile.for_dataset(name)}
+    if pinned and pinned != set(origins):
+        return (
+            f"{name}: {dest} was fetched from {', '.join(sorted(pinned))}, but the config now names "
+            f"{', '.join(origins)}; run `cdaflow datasets --config {{config}} fetch --force {name}` to replace it"
+        )
+    return None
+
+
+def _run(args: argparse.Namespace, cfg: dict, out) -> int:
     entries = cfg["datasets"]
     if args.action == "list":
         rows = describe(entries)
         columns = list(rows[0]) if rows else []
-        print("\t".join(columns))
+        print("\t".join(columns), file=out)
         for row in rows:
-            print("\t".join(str(row[c]) for c in columns))
+            print("\t".join(escape_tsv(str(row[c])) for c in columns), file=out)
         return 0
     lockfile = LockFile(LOCKFILE)
     if args.action in ("fetch", "repin"):
@@ -83,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
         for name in _selected(entries, args.names):
             dest = DATA_DIR / name
             if dest.exists() and not refetch:
-                print(f"{name}: already at {dest} (use --force to fetch again)")
+                stale = _stale_copy(name, entries[name], dest, lockfile)
+                if stale:
+                    raise ValueError(stale.format(config=args.config))
+                print(f"{name}: already at {dest} (use --force to fetch again)", file=out)
                 continue
             before = {e.file: e.sha256 for e in lockfile.for_dataset(name)} if repin else {}
             _acquire(name, entries[name], dest, cfg["downloads"], lockfile, refetch=refetch, repin=repin)
@@ -91,15 +126,18 @@ def run(args: argparse.Namespace) -> int:
                 for entry in lockfile.for_dataset(name):
                     old = before.get(entry.file)
                     change = "unchanged" if old == entry.sha256 else f"{old or 'none'} -> {entry.sha256}"
-                    print(f"{name}: pin of {entry.file}: {change}")
-            print(f"{name}: {dest}")
+                    print(f"{name}: pin of {entry.file}: {change}", file=out)
+            print(f"{name}: {dest}", file=out)
         return 0
     names = args.names or [name for name in sorted(entries) if (DATA_DIR / name).exists()]
+    if not names:
+        print(f"no dataset of {args.config} is in {DATA_DIR} yet; nothing to verify (fetch them first)", file=out)
+        return 0
     problems = 0
     for name in _selected(entries, names):
         found = verify(name, entries[name], DATA_DIR / name, lockfile, cache_dir=CACHE_DIR)
         problems += len(found)
-        print(f"{name}: " + ("ok" if not found else "; ".join(found)))
+        print(f"{name}: " + ("ok" if not found else "; ".join(found)), file=out)
     return 1 if problems else 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["nonnegative_int", "positive_int", "torch_device"]
+__all__ = ["bounded_int", "nonnegative_int", "positive_int", "torch_device"]
 
 
 def _integer(text: str) -> int:
@@ -33,6 +33,18 @@ def nonnegative_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
 
+
+def bounded_int(low: int, high: int):
+    """An argparse type: an integer from `low` to `high` inclusive."""
+
+    def parse(text: str) -> int:
+        value = _integer(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {value:,}")
+        return value
+
+    parse.__name__ = f"integer {low}..{high}"
+    return parse
 
 
 def torch_device(text: str) -> str:

@@ -3,11 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
+import re
 from pathlib import Path
 
-from cdaflow.commands.options import torch_device
-from cdaflow.io.text import read_lines
+from cdaflow.commands.common import (
+    add_input_arguments,
+    add_output_argument,
+    announce_model,
+    example_epilog,
+    output,
+    progress,
+    text_lines,
+)
+from cdaflow.commands.options import positive_int, torch_device
+
+EXAMPLES = """\
+  echo "The senator spoke at the meeting." \\
+    | cdaflow subjectivize --model results/gap_subjective/subjectivizer
+  cdaflow subjectivize --model results/gap_subjective/subjectivizer --input sentences.txt --output out.jsonl
+"""
+FORMATS = """\
+  input  UTF-8, one English sentence a line.
+  output one JSON object a line, one per input line (a blank line gives a record of nulls):
+           {"line": 1, "original": ..., "transferred": ..., "gleu": 0.86, "ppl_original": ...,
+            "ppl_transferred": ..., "p_subjective": 0.31, "within_gleu": true,
+            "within_perplexity": true, "objective": true, "verdict": "kept"}
+         verdict: kept when all three thresholds of Pant & Dadu (2022) §3.2.3 pass, else discarded.
+"""
+_SENTENCE_INDEX = re.compile(r"^sentences\[(\d+)\]: ")
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -20,6 +46,7 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
             "detector's P(subjective) of the original) and the verdict: kept when all three thresholds of "
             "Pant & Dadu (2022) §3.2.3 pass."
         ),
+        epilog=example_epilog(EXAMPLES, FORMATS),
     )
     parser.add_argument(
         "--model",
@@ -27,33 +54,78 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         required=True,
         help="a subjectivizer folder with manifest.json (results/gap_subjective/subjectivizer)",
     )
-    parser.add_argument("--input", type=Path, help="one sentence a line (default: standard input)")
+    add_input_arguments(parser, "one sentence a line")
+    add_output_argument(parser, "JSON lines file")
     parser.add_argument("--device", type=torch_device, default="cpu", help="torch device (cpu, cuda, cuda:N)")
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=256,
+        help="sentences transferred and scored at once (default: 256)",
+    )
     parser.set_defaults(run=run)
+
+
+def _blank(number: int, line: str) -> dict:
+    return {"line": number, "original": line, "transferred": None, "gleu": None, "ppl_original": None,
+            "ppl_transferred": None, "p_subjective": None, "within_gleu": None, "within_perplexity": None,
+            "objective": None, "verdict": None}
+
+
+def _number(value, digits: int) -> float | None:
+    """A rounded float, None for an infinite or undefined one (JSON has no Infinity: an empty
+    transfer has an infinite perplexity)."""
+    value = float(value)
+    return round(value, digits) if math.isfinite(value) else None
 
 
 def run(args: argparse.Namespace) -> int:
     from cdaflow.gap_subjective.subjectivizer import Subjectivizer
 
-    if args.input is not None and not args.input.is_file():
-        raise FileNotFoundError(f"--input {args.input}: no such file")
+    if not args.model.is_dir():
+        raise FileNotFoundError(f"--model {args.model}: no such folder (the workflow writes "
+                                "results/gap_subjective/subjectivizer)")
+    announce_model("subjectivize", args.model, "subjectivizer")
+    lines = text_lines(args, "subjectivize")
     subjectivizer = Subjectivizer.load(args.model, device=args.device)
-    sentences = [" ".join(line.split()) for line in read_lines(args.input) if line.strip()]
-    if not sentences:
-        return 0
-    table = subjectivizer.run(sentences)
-    for row in table.to_dict("records"):
-        record = {
-            "original": row["original"],
+    chunks = iter(lambda: list(itertools.islice(lines, args.batch_size)), [])
+    records = (record for chunk in chunks for record in _records(subjectivizer, chunk, args))
+    with output(args) as out:
+        for record in progress(records, args, line_of=lambda record: record["line"]):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _records(subjectivizer, chunk: list[tuple[int, str]], args: argparse.Namespace) -> list[dict]:
+    kept = [(number, line) for number, line in chunk if line.strip()]
+    # The models read whitespace runs as one space; "original" stays as the line was given.
+    sentences = [" ".join(line.split()) for _, line in kept]
+    rows = iter([])
+    if sentences:
+        try:
+            rows = iter(subjectivizer.run(sentences).to_dict("records"))
+        except ValueError as error:  # a scorer names the sentence by its index in the batch
+            found = _SENTENCE_INDEX.match(str(error))
+            if not found:
+                raise
+            number = kept[int(found.group(1))][0]
+            name = args.input if args.input is not None else "<stdin>"
+            raise ValueError(f"{name}:{number}: {_SENTENCE_INDEX.sub('', str(error))}") from None
+    records = []
+    for number, line in chunk:
+        if not line.strip():
+            records.append(_blank(number, line))
+            continue
+        row = next(rows)
+        records.append({
+            "line": number,
+            "original": line,
             "transferred": row["transferred"],
-            "gleu": round(float(row["gleu"]), 4),
-            "ppl_original": round(float(row["ppl_original"]), 2),
-            "ppl_transferred": round(float(row["ppl_transferred"]), 2),
-            "p_subjective": round(float(row["p_subjective"]), 4),
+            "gleu": _number(row["gleu"], 4),
+            "ppl_original": _number(row["ppl_original"], 2),
+            "ppl_transferred": _number(row["ppl_transferred"], 2),
+            "p_subjective": _number(row["p_subjective"], 4),
             "within_gleu": bool(row["within_gleu"]),
             "within_perplexity": bool(row["within_perplexity"]),
             "objective": bool(row["objective"]),
             "verdict": "kept" if row["kept"] else "discarded",
-        }
-        print(json.dumps(record, ensure_ascii=False))
-    return 0
+        })
+    return records

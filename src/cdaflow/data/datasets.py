@@ -46,6 +46,7 @@ __all__ = [
     "ChecksumError",
     "DatasetError",
     "acquire",
+    "configured_origins",
     "describe",
     "fetch_options",
     "local_fingerprint",
@@ -118,6 +119,12 @@ def _sources(name: str, entry: Mapping[str, Any]) -> list[_Source]:
         _file_name(name, file, f"the file name taken from the URL {url}:")
         return [_Source(file, url, None, sha(entry.get("sha256"), file), bool(entry.get("manual")))]
     raise DatasetError(f"dataset {name!r}: the entry sets none of 'url', 'files' or 'path'")
+
+
+def configured_origins(name: str, entry: Mapping[str, Any]) -> list[str]:
+    """Where the config says each file of a dataset comes from, as the lock file's ``url`` column
+    writes it (a url, or ``path:<absolute path>``); DatasetError for a local path that does not exist."""
+    return [source.origin for source in _sources(name, entry)]
 
 
 _INCOMING = ".incoming"  # downloads not yet verified and extracted (their .part files resume)

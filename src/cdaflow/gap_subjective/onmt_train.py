@@ -45,8 +45,11 @@ def patch() -> None:
 
 
 def main() -> int | None:
-    patch()
-    from onmt.bin.train import main as onmt_main
+    from cdaflow.io.models import quiet_libraries
+
+    with quiet_libraries():  # OpenNMT-py's modules use torch.cuda.amp decorators torch deprecates
+        patch()
+        from onmt.bin.train import main as onmt_main
 
     return onmt_main()
 

@@ -8,9 +8,10 @@ workflow used, so the tool reproduces the workflow's verdicts exactly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,19 @@ import pandas as pd
 
 from cdaflow.gap_subjective.gleu import sentence_gleu
 from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
+from cdaflow.io.models import quiet_libraries
 from cdaflow.io.structured import read_mapping
 
-__all__ = ["MANIFEST", "Subjectivizer", "load_fluency_scorer", "read_manifest", "score_transfers", "write_manifest"]
+__all__ = [
+    "MANIFEST",
+    "Subjectivizer",
+    "broken_file",
+    "bundle",
+    "load_fluency_scorer",
+    "read_manifest",
+    "score_transfers",
+    "write_manifest",
+]
 
 MANIFEST = "manifest.json"
 
@@ -104,6 +115,91 @@ def write_manifest(
     return manifest
 
 
+@contextlib.contextmanager
+def _loading(manifest: Path, part: str, folder: Any) -> Iterator[None]:
+    """One line naming the part and its folder (and the broken file when one is found) for any
+    failure while a part loads: torch, transformers, safetensors and SentencePiece each raise their own."""
+    try:
+        yield
+    except (FileNotFoundError, ValueError) as error:
+        if str(folder) in str(error) or str(manifest) in str(error):
+            raise
+        raise ValueError(f"{manifest}: {part} {folder}: {' '.join(str(error).split())[:300]}") from None
+    except Exception as error:  # noqa: BLE001 - see the docstring
+        broken = broken_file(folder) if isinstance(folder, Path) else None
+        reason = broken or f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+        raise ValueError(f"{manifest}: {part} {folder} does not load: {reason}") from None
+
+
+def bundle(
+    folder: str | os.PathLike[str],
+    *,
+    transfer: str | os.PathLike[str],
+    detector: str | os.PathLike[str],
+    fluency: Mapping[str, Any],
+    thresholds: Mapping[str, Any],
+    detector_threshold: float,
+    card: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A self-contained subjectivizer folder: the transfer model, the detector and a local fluency LM
+    linked (hard links where the file system allows, else copies) into ``transfer/``, ``detector/``
+    and ``fluency/``, beside ``manifest.json`` and the model card. It still works once moved."""
+    from cdaflow.io.atomic import atomic_directory
+    from cdaflow.io.model_card import write_card
+
+    with atomic_directory(folder) as tmp:
+        _link_tree(Path(transfer), tmp / "transfer")
+        _link_tree(Path(detector), tmp / "detector")
+        fluency = dict(fluency)
+        if "path" in fluency:
+            _link_tree(Path(fluency["path"]), tmp / "fluency")
+            fluency["path"] = tmp / "fluency"
+        manifest = write_manifest(
+            tmp / MANIFEST, transfer=tmp / "transfer", detector=tmp / "detector", fluency=fluency,
+            thresholds=thresholds, detector_threshold=detector_threshold,
+        )
+        if card is not None:
+            write_card(tmp, kind="subjectivizer", lang="en", **card)
+    return manifest
+
+
+def _link_tree(source: Path, destination: Path) -> None:
+    """Copy a folder as hard links (no second copy of a large model), falling back to copies."""
+    import shutil
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    if not source.is_dir():
+        raise FileNotFoundError(f"{source}: no such model folder")
+    shutil.copytree(source, destination, copy_function=link)
+
+
+def broken_file(folder: Path) -> str | None:
+    """Which file of a model folder does not read (a truncated .safetensors, bad JSON), if one does not."""
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.rglob("*")):
+        if path.suffix == ".safetensors":
+            from safetensors import safe_open
+
+            try:
+                with safe_open(str(path), framework="pt") as handle:
+                    for key in handle.keys():
+                        handle.get_slice(key)
+            except Exception as error:  # noqa: BLE001 - SafetensorError and its kin
+                return f"{path}: not a readable safetensors file ({' '.join(str(error).split())[:160]})"
+        elif path.suffix == ".json":
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, OSError) as error:
+                return f"{path}: not valid JSON ({error})"
+    return None
+
+
 # What :func:`write_manifest` writes: key -> the JSON types its value may have.
 _MANIFEST_KEYS: dict[str, tuple[type, ...]] = {
     "transfer": (str,),
@@ -147,7 +243,7 @@ class Subjectivizer:
     @classmethod
     def load(cls, folder: str | os.PathLike[str], *, device: str = "cpu") -> Subjectivizer:
         from cdaflow.gap_subjective.detector import Detector
-        from cdaflow.gap_subjective.transfer import Transferer
+        from cdaflow.gap_subjective.transfer import Transferer, encode_pieces
 
         folder = Path(folder)
         manifest_path = folder / MANIFEST
@@ -163,10 +259,25 @@ class Subjectivizer:
             raise ValueError(f"{manifest_path}: thresholds: {error}") from None
         fluency = manifest["fluency"]
         source = folder / fluency["path"] if "path" in fluency else fluency["model"]
+        parts = {"transfer": folder / manifest["transfer"], "detector": folder / manifest["detector"],
+                 "fluency": source}
+        for name, path in parts.items():
+            if isinstance(path, Path) and not path.is_dir():
+                raise FileNotFoundError(
+                    f"{manifest_path}: {name}: no folder {path} (a subjectivizer written before cdaflow bundled "
+                    "its parts inside it stops working once moved; rebuild it with the workflow)"
+                )
+        with _loading(manifest_path, "transfer", parts["transfer"]), quiet_libraries():
+            transferer = Transferer.from_model_dir(parts["transfer"], device=device)
+            encode_pieces(transferer.spm_model, ["check"])  # a broken SentencePiece model fails here, not mid-run
+        with _loading(manifest_path, "detector", parts["detector"]), quiet_libraries():
+            detector = Detector.load(parts["detector"], device=device)
+        with _loading(manifest_path, "fluency", source), quiet_libraries():
+            scorer = load_fluency_scorer(fluency["backend"], source, device=device)
         return cls(
-            transferer=Transferer.from_model_dir(folder / manifest["transfer"], device=device),
-            detector=Detector.load(folder / manifest["detector"], device=device),
-            scorer=load_fluency_scorer(fluency["backend"], source, device=device),
+            transferer=transferer,
+            detector=detector,
+            scorer=scorer,
             thresholds=thresholds,
             detector_threshold=float(manifest["detector_threshold"]),
         )

@@ -69,6 +69,8 @@ from typing import Any
 
 from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory, atomic_file
+from cdaflow.io.models import load_torch_file, quiet_libraries
+from cdaflow.io.structured import read_mapping
 from cdaflow.runtime import find_console_script
 
 __all__ = [
@@ -465,12 +467,10 @@ def load_onmt_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     ``weights_only=False`` runs pickled code: use it only on checkpoints this workflow trained.
     """
-    import torch
-
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"OpenNMT-py checkpoint {path} does not exist")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+    checkpoint = load_torch_file(path, what="OpenNMT-py checkpoint", weights_only=False)
     missing = [key for key in ("model", "generator", "vocab", "opt") if not isinstance(checkpoint, dict)
                or key not in checkpoint]
     if missing:
@@ -501,12 +501,14 @@ class Transferer:
                    device: str = "cpu") -> Transferer:
         """Load `checkpoint` (trained by :func:`train_transfer`) and the SentencePiece model."""
         import torch
-        from onmt.inputters.inputter import dict_to_vocabs
-        from onmt.model_builder import build_base_model
-        from onmt.opts import translate_opts
-        from onmt.translate import GNMTGlobalScorer
-        from onmt.translate.translator import Translator
-        from onmt.utils.parse import ArgumentParser
+
+        with quiet_libraries():  # OpenNMT-py's modules use torch.cuda.amp decorators torch deprecates
+            from onmt.inputters.inputter import dict_to_vocabs
+            from onmt.model_builder import build_base_model
+            from onmt.opts import translate_opts
+            from onmt.translate import GNMTGlobalScorer
+            from onmt.translate.translator import Translator
+            from onmt.utils.parse import ArgumentParser
 
         if beam_size < 1 or max_length < 1 or batch_size < 1:
             raise ValueError(f"beam_size, max_length and batch_size must be positive, not "
@@ -524,7 +526,8 @@ class Transferer:
         model_opt.update_vocab = False
         model_opt.attention_dropout = 0.0
         vocabs = dict_to_vocabs(state["vocab"])
-        model = build_base_model(model_opt, vocabs)
+        with quiet_libraries():  # torch's note on dropout with one LSTM layer: the settings are the user's
+            model = build_base_model(model_opt, vocabs)
         weights = dict(state["model"])
         weights.update({f"generator.{name}": tensor for name, tensor in state["generator"].items()})
         try:
@@ -549,15 +552,14 @@ class Transferer:
                        device: str = "cpu") -> Transferer:
         """Load the model folder the training rule writes: ``transfer.json`` names the checkpoint and
         SentencePiece model (relative to the folder) and the decoding settings."""
-        import json
 
         manifest_path = Path(model_dir) / MANIFEST
         if not manifest_path.is_file():
             raise FileNotFoundError(
                 f"{manifest_path}: no transfer manifest (rule gap_subjective_transfer_train writes it)"
             )
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        missing = [key for key in ("checkpoint", "spm_model") if key not in manifest]
+        manifest = read_mapping(manifest_path, fmt="json")
+        missing = [key for key in ("checkpoint", "spm_model") if not isinstance(manifest.get(key), str)]
         if missing:
             raise OnmtError(f"{manifest_path}: field(s) {', '.join(missing)} missing")
         defaults = TransferSettings()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,19 @@ __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 KINDS = ("pair", "one-way", "common", "epicene")
 COLUMNS = ("masculine", "feminine", "english", "kind", "masculine_plural", "feminine_plural")
 GENDERS = ("Masc", "Fem")
+
+
+# Inside a noun (fr *grand-mère*, it *capo'officina*, he *ג׳ינג׳י*, *מנכ"ל*): anything else but letters and
+# combining marks means the cell holds something other than a noun.
+_WORD_JOINERS = frozenset("-'’׳״\". ")
+
+
+def _is_word(text: str) -> bool:
+    """A gazetteer cell that can be a noun: letters and marks, joined by hyphens, apostrophes, spaces."""
+    categories = [unicodedata.category(char)[0] for char in text]
+    return "L" in categories and all(
+        category in "LM" or char in _WORD_JOINERS for char, category in zip(text, categories)
+    )
 
 
 @dataclass(frozen=True)
@@ -79,13 +93,19 @@ class Gazetteer:
         """Read the project's format or an older one (module docstring); errors name the row."""
         path = Path(path)
         comments, rows = [], []
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
-                if row and row[0].startswith("#"):
-                    if not rows:  # the header's comments are the provenance; later ones are notes
-                        comments.append("\t".join(row).lstrip("#").strip())
-                elif any(cell.strip() for cell in row):
-                    rows.append((number, [cell.strip() for cell in row]))
+        number = 0
+        try:
+            with open(path, encoding="utf-8-sig", newline="") as handle:
+                for number, row in enumerate(csv.reader(handle, delimiter="\t"), start=1):
+                    if row and row[0].startswith("#"):
+                        if not rows:  # the header's comments are the provenance; later ones are notes
+                            comments.append("\t".join(row).lstrip("#").strip())
+                    elif any(cell.strip() for cell in row):
+                        rows.append((number, [cell.strip() for cell in row]))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not valid UTF-8 near row {number + 1} ({exc.reason})") from None
+        except csv.Error as exc:
+            raise ValueError(f"{path}: row {number + 1}: not a tab-separated gazetteer ({exc})") from None
         if not rows:
             raise ValueError(f"{path}: empty gazetteer")
         header = [cell.lower() for cell in rows[0][1]]
@@ -100,9 +120,17 @@ class Gazetteer:
         else:  # biasCDA's French list has no header: english, fem, masc
             columns, body = {"masculine": 2, "feminine": 1, "english": 0}, rows
         gazetteer = cls(source=[f"read from {path.name}", *comments])
+        headerless = body is rows
         for number, row in body:
+            if headerless and len(row) < 3:
+                raise ValueError(
+                    f"{path}: row {number}: {len(row)} column(s); a gazetteer has a header naming masculine and "
+                    "feminine columns, or (biasCDA's lists) three columns: english, feminine, masculine"
+                )
             cells = {name: (row[i].lower() if i < len(row) else "") for name, i in columns.items()}
             gazetteer._add(cells, path, number, row)
+        if not (gazetteer.to_fem or gazetteer.to_masc or gazetteer.common or gazetteer.epicene):
+            raise ValueError(f"{path}: no nouns read (columns {', '.join(COLUMNS)}, with a header)")
         return gazetteer
 
     def _add(self, cells: dict[str, str], path: Path, number: int, row: list[str]) -> None:
@@ -117,6 +145,12 @@ class Gazetteer:
             if any(cells.get(name) for name in ("kind", "masculine_plural", "feminine_plural")):
                 raise ValueError(f"{where}: expected masculine and feminine columns, got {row}")
             return  # a note row (biasCDA's Spanish list ends with one)
+        for column in ("masculine", "feminine", "masculine_plural", "feminine_plural"):
+            if cells.get(column) and not _is_word(cells[column]):
+                raise ValueError(
+                    f"{where}: {column} {cells[column]!r} is not a word; a gazetteer's columns are "
+                    f"{', '.join(COLUMNS)} (a header names them)"
+                )
         plural = {"Masc": cells.get("masculine_plural", ""), "Fem": cells.get("feminine_plural", "")}
         if kind == "epicene":
             if bool(masc) == bool(fem):

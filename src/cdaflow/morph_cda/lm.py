@@ -21,6 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from cdaflow.config import not_positive_integers
+from cdaflow.io.models import load_state, load_torch_file
 
 __all__ = ["LMSettings", "LSTMLanguageModel", "prefix_log_likelihood", "sentence_perplexity", "train_lm"]
 
@@ -89,9 +90,14 @@ class LSTMLanguageModel(nn.Module):
         path = directory / "lm.pt"
         if not path.is_file():
             raise FileNotFoundError(f"{directory}: no lm.pt (not a language model folder)")
-        saved = torch.load(path, map_location=device, weights_only=True)
-        model = cls(saved["vocab_size"], LMSettings(**saved["settings"]))
-        model.load_state_dict(saved["state"])
+        saved = load_torch_file(path, what="language model weights", map_location=device)
+        if not isinstance(saved, dict) or not {"state", "vocab_size", "settings"} <= set(saved):
+            raise ValueError(f"{path}: not a saved LSTM language model (expected state, vocab_size, settings)")
+        try:
+            model = cls(saved["vocab_size"], LMSettings(**saved["settings"]))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{path}: settings: {error}") from None
+        load_state(model, saved["state"], path, what="language model weights")
         return model.to(device).eval()
 
 

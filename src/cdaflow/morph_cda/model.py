@@ -51,6 +51,8 @@ from torch import Tensor, nn
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.conllu import Sentence, words
+from cdaflow.io.models import check_settings, load_state, load_torch_file
+from cdaflow.io.structured import read_mapping
 from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign, score
 from cdaflow.morph_cda.tags import GENDER_SWAP, TagInventory, tag_from_feats
@@ -523,9 +525,17 @@ class AgreementMRF(nn.Module):
         ]
         if missing:
             raise FileNotFoundError(f"{directory}: not an MRF model folder (missing {', '.join(missing)})")
-        config = json.loads((directory / "config.json").read_text())
+        config = check_settings(
+            read_mapping(directory / "config.json", fmt="json"),
+            directory / "config.json",
+            {"parameterization": str, "lang": str, "n1": int, "n2": int},
+        )
+        try:
+            inventory = TagInventory.load(directory / "inventory.json")
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{directory / 'inventory.json'}: not a tag inventory ({error!r})") from None
         model = cls(
-            TagInventory.load(directory / "inventory.json"),
+            inventory,
             config["parameterization"],
             config["lang"],
             n1=config["n1"],
@@ -536,7 +546,8 @@ class AgreementMRF(nn.Module):
             arc_frames=config.get("arc_frames", False),
             symmetric_gender=config.get("symmetric_gender", False),
         )
-        model.load_state_dict(torch.load(directory / "state.pt", map_location=device, weights_only=True))
+        state = load_torch_file(directory / "state.pt", what="MRF weights", map_location=device)
+        load_state(model, state, directory / "state.pt", what="MRF weights")
         return model.to(device)
 
 

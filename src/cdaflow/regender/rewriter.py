@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -237,3 +238,22 @@ def settle_model_folder(folder: str | os.PathLike[str], final: str | os.PathLike
     _rename_output(folder / "args.yaml", str(folder), str(final))
     shutil.rmtree(folder / RESUME_STATE, ignore_errors=True)
     return removed
+
+
+def rewriter_card(model_dir: str | os.PathLike[str], prepared: str | os.PathLike[str],
+                  dev_source: str | os.PathLike[str]) -> dict[str, object]:
+    """What a trained rewriter's model card says (:mod:`cdaflow.io.model_card`): the training and dev
+    pairs, and the dev BLEU and perplexity of the checkpoint Sockeye kept (the lowest dev perplexity)."""
+    rows = [dict(field.split("=", 1) for field in line.split("\t")[1:])
+            for line in Path(model_dir, "metrics").read_text(encoding="utf-8").splitlines() if line.strip()]
+    best = min(rows, key=lambda row: float(row["perplexity-val"]))
+    found = re.search(r"^\s*num_sents:\s*(\d+)", Path(prepared, "data.config").read_text(encoding="utf-8"), re.M)
+    pairs = int(found.group(1)) if found else None
+    with open(dev_source, encoding="utf-8") as handle:
+        dev_pairs = sum(1 for _ in handle)
+    return {
+        "data": [f"gender-parallel pairs: {pairs} for training, {dev_pairs} for development"],
+        "size": {"train_pairs": pairs, "checkpoints": len(rows)},
+        "heldout": {"metric": "dev BLEU", "value": round(float(best["bleu-val"]), 4), "on": f"{dev_pairs} dev pairs",
+                    "perplexity": round(float(best["perplexity-val"]), 3)},
+    }

@@ -50,6 +50,9 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.model_card import write_card
+from cdaflow.io.models import check_settings, load_torch_file
+from cdaflow.io.structured import read_mapping
 
 log = logging.getLogger(__name__)
 
@@ -367,15 +370,13 @@ def read_state_dict(path: str | os.PathLike[str], *, trust_pickle: bool = False)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file (InferSent weights: infersent1.pkl)")
     try:
-        state: Any = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # UnpicklingError, RuntimeError, ... depending on the content
+        state: Any = load_torch_file(path, what="a plain state dict (torch.load with weights_only=True)")
+    except ValueError as exc:  # random bytes, a truncated file, or a whole pickled model
         if not trust_pickle:
             raise ValueError(
-                f"{path}: cannot be read as a plain state dict with torch.load(weights_only=True) "
-                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
-                "infersent1.pkl is a plain state dict; a whole pickled model needs trust_pickle=True, "
-                "which executes code stored in the file."
-            ) from exc
+                f"{exc}; infersent1.pkl and the workflow's encoder.pt are plain state dicts (a whole pickled "
+                "model needs trust_pickle=True, which executes code stored in the file)"
+            ) from None
         log.warning("%s: not a plain state dict; unpickling it in full (trust_pickle=True)", path)
         state = torch.load(path, map_location="cpu", weights_only=False)
     if isinstance(state, nn.Module):
@@ -491,12 +492,18 @@ class InferSent:
             },
         }
 
-    def save(self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None) -> None:
-        """Write ``config.json`` and ``encoder.pt`` (a state dict with InferSent's key names) atomically.
+    def save(
+        self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None,
+        card: dict[str, Any] | None = None,
+    ) -> None:
+        """Write ``config.json`` and ``encoder.pt`` (a state dict with InferSent's key names) atomically,
+        and `card` (scale, data, size, held-out accuracy) as ``model_card.json``.
 
         The word vectors are not saved: `load` takes them again.
         """
         with atomic_directory(directory) as tmp:
+            if card is not None:
+                write_card(tmp, kind="infersent", lang="en", **card)
             state = {key: value.detach().cpu() for key, value in self.encoder.state_dict().items()}
             torch.save(state, tmp / STATE_NAME)
             (tmp / CONFIG_NAME).write_text(json.dumps(self.config() | (extra or {}), indent=1) + "\n")
@@ -515,11 +522,14 @@ class InferSent:
             raise FileNotFoundError(
                 f"{directory}: not an InferSent model folder (missing {', '.join(missing)})"
             )
-        config = json.loads((directory / CONFIG_NAME).read_text())
+        config = read_mapping(directory / CONFIG_NAME, fmt="json")
         if config.get("format") != FORMAT:
             raise ValueError(
                 f"{directory / CONFIG_NAME}: format {config.get('format')!r}, expected {FORMAT!r}"
             )
+        check_settings(
+            config, directory / CONFIG_NAME, {"word_dim": int, "hidden": int, "pool": str, "zero_pad_in_max": bool}
+        )
         encoder = BiLSTMMaxEncoder(
             config["word_dim"], config["hidden"], config["pool"], zero_pad_in_max=config["zero_pad_in_max"]
         )

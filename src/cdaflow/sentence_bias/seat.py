@@ -144,6 +144,8 @@ def read_seat(path: str | Path, name: str | None = None) -> SeatTest:
             data = json.load(handle)
     except json.JSONDecodeError as err:
         raise SeatFormatError(f"{path}: not a JSON object in the sent-bias format ({err})") from err
+    except UnicodeDecodeError as err:
+        raise SeatFormatError(f"{path}: not valid UTF-8 ({err.reason} at byte {err.start})") from None
     if not isinstance(data, dict):
         raise SeatFormatError(f"{path}: expected a JSON object with keys {list(SEAT_SETS)}, got {type(data).__name__}")
     fields: dict[str, Any] = {}
@@ -172,11 +174,27 @@ def load_seat_tests(tests_dir: str | Path, names: Sequence[str] = PAPER_TESTS) -
     The returned tests are named as asked (``"C6b"``), with the file path in ``source``.
     """
     tests_dir = Path(tests_dir)
+    if not tests_dir.is_dir():
+        raise FileNotFoundError(f"{tests_dir}: no such folder of SEAT tests (sent-bias's tests/)")
     out = []
     for name in names:
-        stem = SEAT_FILES.get(name, name)
-        out.append(read_seat(tests_dir / f"{stem}.jsonl", name=name))
+        out.append(read_seat(seat_test_path(tests_dir, name), name=name))
     return out
+
+
+def seat_test_path(tests_dir: str | Path, name: str) -> Path:
+    """The file of a test given as May et al.'s name (C6b), a file stem (sent-weat6b), the stem
+    without sent-bias's ``sent-`` prefix (weat6b, a test of one's own: mytest) or a file name."""
+    tests_dir = Path(tests_dir)
+    candidates = [SEAT_FILES.get(name, name), f"sent-{name}", name.removesuffix(".jsonl")]
+    for stem in candidates:
+        if (tests_dir / f"{stem}.jsonl").is_file():
+            return tests_dir / f"{stem}.jsonl"
+    known = sorted(path.stem for path in tests_dir.glob("*.jsonl"))
+    names = [short for short, stem in SEAT_FILES.items() if stem in known]
+    shown = ", ".join(names + [stem.removeprefix("sent-") for stem in known if stem not in SEAT_FILES.values()][:20])
+    tried = ", ".join(f"{stem}.jsonl" for stem in dict.fromkeys(candidates))
+    raise FileNotFoundError(f"{tests_dir}: no SEAT test {name!r} (tried {tried}); tests there: {shown or 'none'}")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -100,7 +100,10 @@ class TransformerEncoder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(str(name_or_path), device=device or "cpu")
+        from cdaflow.io.models import quiet_libraries
+
+        with quiet_libraries():  # no "Loading weights" bar nor deprecation notes on stderr at every load
+            model = SentenceTransformer(str(name_or_path), device=device or "cpu")
         model.eval()
         return cls(model, max_length=max_length)
 

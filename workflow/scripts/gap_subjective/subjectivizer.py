@@ -1,6 +1,12 @@
-"""The manifest that `cdaflow subjectivize --model DIR` loads (rule gap_subjective_subjectivizer)."""
+"""The folder `cdaflow subjectivize --model DIR` loads (rule gap_subjective_subjectivizer): the transfer
+model, the detector and the fluency LM bundled beside manifest.json and the model card."""
 
-from cdaflow.gap_subjective.subjectivizer import write_manifest
+from pathlib import Path
+
+from cdaflow.gap_subjective.subjectivizer import bundle
+from cdaflow.io.model_card import card_from_rule
+from cdaflow.io.structured import read_mapping
+from cdaflow.io.tables import read_tsv
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
@@ -12,12 +18,24 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         raise ValueError("a local fluency model folder cannot travel in the manifest; use `hub` or `package`")
     else:
         fluency["model"] = p.fluency["model"].get("hub") or p.fluency["model"]["package"]
-    manifest = write_manifest(
-        smk.output[0],
+    detector = read_tsv(smk.input.detector_table).iloc[0]
+    transfer = read_mapping(Path(smk.input.transfer) / "transfer.json", fmt="json")
+    card = card_from_rule(
+        smk,
+        data=[f"WNC: {int(detector['train_sentences'])} detector training sentences; transfer pairs as in "
+              "table_transfer.tsv", f"detector base model {detector['model']}"],
+        size={"detector_train_sentences": int(detector["train_sentences"])},
+        heldout={"metric": "detector accuracy", "value": round(float(detector["accuracy"]), 4),
+                 "on": f"{int(detector['test_sentences'])} held-out WNC sentences",
+                 "transfer_valid_accuracy": round(transfer["validation"]["accuracy"] / 100, 4)},
+    )
+    manifest = bundle(
+        Path(smk.output[0]).parent,
         transfer=smk.input.transfer,
         detector=smk.input.detector,
         fluency=fluency,
         thresholds=p.thresholds,
         detector_threshold=p.threshold,
+        card=card,
     )
     log.info("manifest: %s", manifest)

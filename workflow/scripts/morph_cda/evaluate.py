@@ -5,6 +5,8 @@ from pathlib import Path
 import torch
 
 from cdaflow.io.atomic import atomic_file
+from cdaflow.io.conllu import read_conllu
+from cdaflow.io.model_card import card_from_rule
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.annotations import read_joined
 from cdaflow.morph_cda.cda import save_model
@@ -27,16 +29,20 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     tables = intrinsic_tables(
         scale, lang, models, reinflector, dev, test, smk.params.grid, smk.params.carry_gender, log=log.info
     )
+    trees = sum(1 for _ in read_conllu(smk.input.train, validate=False))
+    gazetteer = input_path(smk.input.gazetteer, smk.params.gazetteer_member)
     for param, folder in zip(params, smk.output.models, strict=True):
         log_alpha, carry_gender = tables.tuned[param.upper()]
-        save_model(
-            Path(folder),
-            models[param.upper()],
-            Path(smk.input.reinflector),
-            input_path(smk.input.gazetteer, smk.params.gazetteer_member),
-            log_alpha,
-            carry_gender=carry_gender,
+        row = tables.table.set_index("model").loc[param.upper()]
+        card = card_from_rule(
+            smk, data=[f"{trees} training trees ({Path(smk.input.train).name})", f"gazetteer {gazetteer}"],
+            size={"train_trees": trees, "parameters": sum(p.numel() for p in models[param.upper()].parameters())},
+            heldout={"metric": "form accuracy", "value": round(float(row["form_accuracy"]) / 100, 4),
+                     "on": f"{int(row['sentences'])} annotated test sentences (Table 3)",
+                     "tag_f1": round(float(row["tag_f1"]) / 100, 4)},
         )
+        save_model(Path(folder), models[param.upper()], Path(smk.input.reinflector), gazetteer, log_alpha,
+                   carry_gender=carry_gender, card=card)
     write_tsv_atomic(tables.table, Path(smk.output.table))
     write_tsv_atomic(tables.tuning, Path(smk.output.tuning))
     write_tsv_atomic(tables.by_relation, Path(smk.output.by_relation))

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
-from cdaflow.regender.rewriter import run_sockeye, settle_model_folder, train_command
+from cdaflow.io.model_card import card_from_rule, write_card
+from cdaflow.regender.rewriter import rewriter_card, run_sockeye, settle_model_folder, train_command
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
@@ -18,4 +19,6 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         # The model folder holds no wall time (the log does), so identical runs give identical folders.
         for checkpoint, wall_times in settle_model_folder(tmp, smk.output[0]).items():
             log.info("checkpoint %d: %s", checkpoint, " ".join(f"{k}={v}" for k, v in sorted(wall_times.items())))
+        write_card(tmp, **card_from_rule(smk, kind="regender-nmt", lang="es", tagged=smk.wildcards.setup == "nmt_t",
+                                         **rewriter_card(tmp, smk.input.prepared, smk.input.dev[0])))
     log.info("trained %s on %s", smk.output[0], "CPU" if use_cpu else "GPU")

@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from cdaflow.device import rule_device
+from cdaflow.io.model_card import card_from_rule
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
@@ -46,4 +47,10 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
             "training": training,
             "seed": seed,
         },
+        card=card_from_rule(
+            smk,
+            data=[f"NLI corpus {model_name} ({len(train)} training pairs)", f"word vectors {smk.input.vectors}"],
+            size={"train_pairs": len(train), "parameters": sum(p.numel() for p in infersent.encoder.parameters())},
+            heldout={"metric": "accuracy", "value": round(test_accuracy, 4), "on": f"SNLI test, {len(test)} pairs"},
+        ),
     )

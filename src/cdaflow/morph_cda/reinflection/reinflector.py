@@ -20,6 +20,7 @@ from typing import TypeAlias
 import torch
 from torch import Tensor, nn
 
+from cdaflow.io.models import load_state, load_torch_file
 from cdaflow.morph_cda.reinflection.batching import collate, replace_with_unk
 from cdaflow.morph_cda.reinflection.lexicon import (
     Features,
@@ -357,12 +358,15 @@ class Reinflector:
             chars = CharVocab(config["chars"], CHAR_SPECIALS)
             feats = CharVocab(config["feats"], FEAT_SPECIALS)
             model = CharTransducer(len(chars), len(feats), model_config)
-            state = torch.load(path / _WEIGHTS_FILE, map_location="cpu", weights_only=True)
-            model.load_state_dict(state)
+            state = load_torch_file(path / _WEIGHTS_FILE, what="reinflection weights")
+            load_state(model, state, path / _WEIGHTS_FILE, what="reinflection weights")
             lexicon = Lexicon.read_tsv(path / _LEXICON_FILE)
             info = config.get("train_info") or {}
-        except (OSError, ValueError, KeyError, TypeError, RuntimeError, json.JSONDecodeError) as error:
-            raise ReinflectorLoadError(f"cannot load reinflector from {path}: {error}") from error
+        except ValueError as error:  # load_torch_file and load_state name the file themselves
+            message = str(error) if str(path) in str(error) else f"cannot load reinflector from {path}: {error}"
+            raise ReinflectorLoadError(message) from None
+        except (OSError, KeyError, TypeError, RuntimeError) as error:
+            raise ReinflectorLoadError(f"cannot load reinflector from {path}: {error!r}") from None
         reinflector = cls(model, chars, feats, lexicon, config["feature_names"], device=device, threads=threads)
         # Folders saved before wall time was left out carry "seconds" keys: dropped here.
         known = {f.name for f in fields(_TrainInfo)}
