@@ -45,7 +45,7 @@ def patch() -> None:
 
 
 def main() -> int | None:
-    from cdaflow.io.models import quiet_libraries
+    from cdaflow.io.weights import quiet_libraries
 
     with quiet_libraries():  # OpenNMT-py's modules use torch.cuda.amp decorators torch deprecates
         patch()

@@ -21,8 +21,8 @@ import pandas as pd
 
 from cdaflow.gap_subjective.gleu import sentence_gleu
 from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
-from cdaflow.io.models import quiet_libraries
 from cdaflow.io.structured import read_mapping
+from cdaflow.io.weights import quiet_libraries
 
 __all__ = [
     "MANIFEST",

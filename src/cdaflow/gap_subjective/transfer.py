@@ -69,8 +69,8 @@ from typing import Any
 
 from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory, atomic_file
-from cdaflow.io.models import load_torch_file, quiet_libraries
 from cdaflow.io.structured import read_mapping
+from cdaflow.io.weights import load_torch_file, quiet_libraries
 from cdaflow.runtime import find_console_script
 
 __all__ = [

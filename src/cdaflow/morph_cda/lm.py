@@ -21,7 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from cdaflow.config import not_positive_integers
-from cdaflow.io.models import load_state, load_torch_file
+from cdaflow.io.weights import load_state, load_torch_file
 
 __all__ = ["LMSettings", "LSTMLanguageModel", "prefix_log_likelihood", "sentence_perplexity", "train_lm"]
 

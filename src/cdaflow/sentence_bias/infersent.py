@@ -51,8 +51,9 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.model_card import write_card
-from cdaflow.io.models import check_settings, load_torch_file
+from cdaflow.io.models import check_settings
 from cdaflow.io.structured import read_mapping
+from cdaflow.io.weights import load_torch_file
 
 log = logging.getLogger(__name__)
 

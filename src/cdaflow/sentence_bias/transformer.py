@@ -100,7 +100,7 @@ class TransformerEncoder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
 
-        from cdaflow.io.models import quiet_libraries
+        from cdaflow.io.weights import quiet_libraries
 
         with quiet_libraries():  # no "Loading weights" bar nor deprecation notes on stderr at every load
             model = SentenceTransformer(str(name_or_path), device=device or "cpu")

@@ -20,7 +20,7 @@ from typing import TypeAlias
 import torch
 from torch import Tensor, nn
 
-from cdaflow.io.models import load_state, load_torch_file
+from cdaflow.io.weights import load_state, load_torch_file
 from cdaflow.morph_cda.reinflection.batching import collate, replace_with_unk
 from cdaflow.morph_cda.reinflection.lexicon import (
     Features,
