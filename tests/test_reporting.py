@@ -466,7 +466,7 @@ def test_report_outputs_are_found_in_the_rule_files():
     )
     assert len(outputs) == calls
     assert ("gap_subjective.smk", "results/gap_subjective/table2_thresholding.tsv") in outputs
-    assert ("morph_cda.smk", "results/morph_cda/{lang}/intrinsic.tsv") in outputs
+    assert ("morph_cda.smk", "results/morph_cda/{lang}/table3_intrinsic.tsv") in outputs
     assert ("common.smk", "results/common/parsing_summary.tsv") in outputs
 
 

@@ -105,7 +105,7 @@ def test_measured_items_reads_the_run_outputs(tmp_path):
         )
     (results / "regender" / "es" / "candidates").mkdir(parents=True)
     (results / "regender" / "es" / "candidates" / "counts.tsv").write_text("lines\tkept\n480\t475\n", encoding="utf-8")
-    (results / "regender" / "es" / "parallel_stats.tsv").write_text(
+    (results / "regender" / "es" / "tableA1_parallel_stats.tsv").write_text(
         "scale\tset\ttype\tsegments\ndemo\ttrain\tall\t247\ndemo\ttrain\tneutral\t35\ndemo\tdev\tall\t21\n",
         encoding="utf-8",
     )

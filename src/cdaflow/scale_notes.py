@@ -202,7 +202,7 @@ def measured_items(results: str | Path) -> dict[str, float]:
 
     Read from: ``common/parsing_summary.tsv`` (treebank and corpus sentences),
     ``morph_cda/*/prepare/summary.tsv`` (train sentences), ``regender/es/candidates/counts.tsv``
-    (candidate lines) and ``regender/es/parallel_stats.tsv`` (train segments),
+    (candidate lines) and ``regender/es/tableA1_parallel_stats.tsv`` (train segments),
     ``sentence_bias/snli/*.jsonl`` (pairs), ``sentence_bias/vectors/vocab.txt`` (GloVe words converted),
     ``gap_subjective/wnc_stats.tsv`` (pairs) and
     ``gap_subjective/sentences/gap-*.tsv`` (examples). A missing output leaves its key out.
@@ -222,7 +222,7 @@ def measured_items(results: str | Path) -> dict[str, float]:
     counts = results / "regender" / "es" / "candidates" / "counts.tsv"
     if counts.is_file():
         items["regender_candidates"] = float(pd.read_csv(counts, sep="\t")["lines"].sum())
-    parallel = results / "regender" / "es" / "parallel_stats.tsv"
+    parallel = results / "regender" / "es" / "tableA1_parallel_stats.tsv"
     if parallel.is_file():
         table = pd.read_csv(parallel, sep="\t")
         items["regender_train_pairs"] = float(

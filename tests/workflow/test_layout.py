@@ -92,3 +92,36 @@ def test_every_script_is_used_by_a_rule():
     }
     scripts = {path.relative_to(ROOT / "workflow").as_posix() for path in (ROOT / "workflow" / "scripts").rglob("*.py")}
     assert scripts <= used, f"scripts no rule runs: {sorted(scripts - used)}"
+
+
+# A file the catalogue gives to one of the paper's tables is named after it: tableN_<what> (tableAN_ for the
+# appendix, tablesN_M_<what> for several). Not these: the long forms of a paper-layout file (their title says
+# "(long form)") and the GAP-Subjective release, which keeps GAP's own file names.
+def table_prefix(paper: str) -> str | None:
+    """``table3_`` for "Table 3", ``tableA1_`` for "Appendix Table 1", ``tables6_7_11_`` for "Tables 6, 7, 11"."""
+    if match := re.fullmatch(r"(Appendix )?Table (\d+)", paper):
+        return f"table{'A' if match[1] else ''}{match[2]}_"
+    if match := re.fullmatch(r"Tables ([\d, ]+)", paper):
+        return "tables" + "_".join(re.findall(r"\d+", match[1])) + "_"
+    return None  # a figure, or a section
+
+
+def catalogue_files():
+    import yaml
+
+    return yaml.safe_load((ROOT / "workflow/report/catalogue.yaml").read_text(encoding="utf-8"))["files"]
+
+
+@pytest.mark.parametrize("entry", catalogue_files(), ids=lambda entry: entry["path"])
+def test_paper_tables_are_named_after_them(entry):
+    prefix = table_prefix(entry.get("paper") or "")
+    exempt = "(long form)" in entry["title"] or entry["path"].startswith("gap_subjective/GAP-Subjective/")
+    if prefix is None or exempt or not entry["path"].endswith((".tsv", ".md")):
+        return
+    name = entry["path"].rsplit("/", 1)[-1]
+    assert name.startswith(prefix), f"{entry['path']} ({entry['paper']}): name it {prefix}<what>"
+
+
+def test_table_prefixes():
+    assert table_prefix("Table 3") == "table3_" and table_prefix("Appendix Table 1") == "tableA1_"
+    assert table_prefix("Tables 6, 7, 11") == "tables6_7_11_" and table_prefix("Fig. 4") is None

@@ -111,7 +111,7 @@ def test_rehearsal_runs_the_paper_dag_end_to_end(tmp_path):
     assert any("/api/models/roberta-base/" in request for request in requests)
     readme = (copy / "results/README.md").read_text(encoding="utf-8")
     assert "Scale of this run: **rehearsal**" in readme
-    for table in ("intrinsic.tsv", "error_rates.tsv", "benchmark.tsv", "seat.tsv", "senteval.tsv"):
+    for table in ("table3_intrinsic.tsv", "table3_error_rates.tsv", "table8_benchmark.tsv", "seat.tsv", "senteval.tsv"):
         assert table in readme, table
     senteval = {row["task"]: row["status"] for row in csv.DictReader(
         open(copy / "results/sentence_bias/senteval.tsv", encoding="utf-8"), delimiter="\t")}  # fmt: skip

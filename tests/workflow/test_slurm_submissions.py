@@ -25,7 +25,7 @@ from tests.workflow.test_snakemake import project_copy, snakemake
 TARGETS = {
     "sentence_bias_train_infersent": "results/sentence_bias/train_infersent/original",
     "corpus_shard": "results/common/corpora/wiki_es/shard0.conllu",
-    "regender_classifier": "results/regender/es/classifier.tsv",
+    "regender_classifier": "results/regender/es/table2_classifier.tsv",
 }
 
 

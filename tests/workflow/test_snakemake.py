@@ -102,7 +102,7 @@ def test_demo_end_to_end(tmp_path):
     assert all(len(row["sha256"]) == 64 for row in lock)
     assert (copy / "logs/common/parsing_summary.log").stat().st_size > 0
     for lang in ("es", "fr"):
-        table = {row["model"]: row for row in read_tsv(copy / f"results/morph_cda/{lang}/intrinsic.tsv")}
+        table = {row["model"]: row for row in read_tsv(copy / f"results/morph_cda/{lang}/table3_intrinsic.tsv")}
         assert set(table) == {"BASE", "LIN", "NN", "SWAP"}
         assert float(table["LIN"]["tag_f1"]) > float(table["SWAP"]["tag_f1"]) == 0
         assert (copy / f"results/morph_cda/{lang}/models/lin/cda.json").exists()
@@ -123,7 +123,7 @@ def test_demo_end_to_end(tmp_path):
     assert [m["model"] for m in models] == [
         "original", "sub97", "sub95", "sub93", "sub90", "aug97", "aug95", "aug93", "aug90", "hard_debias",
     ]
-    corpora = {row["corpus"]: row for row in read_tsv(sb / "corpora.tsv")}
+    corpora = {row["corpus"]: row for row in read_tsv(sb / "table5_corpora.tsv")}
     assert int(corpora["sub90"]["pairs"]) < int(corpora["sub97"]["pairs"]) < int(corpora["aug97"]["pairs"])
     seat = read_tsv(sb / "seat.tsv")
     assert {row["test"] for row in seat} == {"C6", "C7", "C8"} and all(row["effect_size"] for row in seat)
@@ -136,11 +136,11 @@ def test_demo_end_to_end(tmp_path):
     table13 = read_tsv(sb / "transformer/table13_examples.tsv")
     assert len(table13) == 7 and all(float(row["f_bias"]) >= 0 >= float(row["m_bias"]) for row in table13)
     reg = copy / "results/regender/es"
-    stats = {(row["set"], row["type"]): row for row in read_tsv(reg / "parallel_stats.tsv")}
+    stats = {(row["set"], row["type"]): row for row in read_tsv(reg / "tableA1_parallel_stats.tsv")}
     assert int(stats[("train", "re-genderable")]["segments"]) > 0 and int(stats[("train", "neutral")]["segments"]) > 0
-    classifier = {row["test_set"]: row for row in read_tsv(reg / "classifier.tsv")}
+    classifier = {row["test_set"]: row for row in read_tsv(reg / "table2_classifier.tsv")}
     assert set(classifier) == {"opensubs_dev", "opensubs_test", "structured", "unstructured"}
-    errors = {(row["test_set"], row["type"]): row for row in read_tsv(reg / "error_rates.tsv")}
+    errors = {(row["test_set"], row["type"]): row for row in read_tsv(reg / "table3_error_rates.tsv")}
     # The paper's rules made no error on neutral structured segments; allow one tagger slip here.
     assert float(errors[("structured", "neutral")]["rules_per_sentence"]) <= 2.0
     assert all(errors[("structured", "all")][f"{system}_per_word"] for system in ("nmt", "nmt_t", "nmt_at"))
@@ -187,7 +187,7 @@ def check_gap_subjective(copy: Path, gap_folder: Path, max_contexts: int | None)
     assert 0 <= float(detector["accuracy"]) <= 1 and detector["paper_f1"] == "0.685"
     transfer = read_tsv(gs / "table_transfer.tsv")[0]
     assert float(transfer["valid_perplexity"]) > 1 and 0 < float(transfer["valid_accuracy"]) <= 100
-    benchmark = {row["dataset"]: row for row in read_tsv(gs / "benchmark.tsv")}
+    benchmark = {row["dataset"]: row for row in read_tsv(gs / "table8_benchmark.tsv")}
     assert set(benchmark) == {"GAP", "GAP-Subjective"}
     for row in benchmark.values():
         assert all(0 <= float(row[key]) <= 1 for key in ("overall_f1", "precision", "recall"))
@@ -221,7 +221,7 @@ def check_results_readme_and_report(copy: Path) -> None:
     assert "Scale of this run: **demo**" in readme
     for study in ("Study A", "Study B", "Study C", "Study D"):
         assert study in readme
-    assert "table2_thresholding.tsv" in readme and "benchmark.tsv" in readme
+    assert "table2_thresholding.tsv" in readme and "table8_benchmark.tsv" in readme
     assert "stale" not in readme.lower()
     result = snakemake("--report", "results/report.html", cwd=copy)
     assert result.returncode == 0, result.stderr[-3000:]

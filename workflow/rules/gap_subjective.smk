@@ -29,7 +29,7 @@ STUDY_TARGETS["gap_subjective"] = (
             "table3_examples.md",
             "table4_converted.tsv",
             "table7_offsets.tsv",
-            "benchmark.tsv",
+            "table8_benchmark.tsv",
             "human_eval/sheet.tsv",
             "subjectivizer/manifest.json",
         )
@@ -318,7 +318,7 @@ rule gap_subjective_benchmark:
         features=[f"{GS_OUT}/benchmark/features/{dataset}/{split}.npz" for dataset, split in GS_FEATURE_SETS],
         gold=[GS_GAP_FILES[dataset].format(gap_split=split) for dataset, split in GS_FEATURE_SETS],
     output:
-        table=study_report(f"{GS_OUT}/benchmark.tsv", "gap_subjective", "benchmark"),
+        table=study_report(f"{GS_OUT}/table8_benchmark.tsv", "gap_subjective", "benchmark"),
         predictions=expand(f"{GS_OUT}/benchmark/predictions/{{dataset}}-test.tsv", dataset=("gap", "gap_subjective")),
     log:
         "logs/gap_subjective/benchmark.log",

@@ -28,7 +28,7 @@ STUDY_TARGETS["morph_cda"] = (
     [
         f"{MORPH_OUT}/{lang}/{name}"
         for lang in MORPH_LANGUAGES
-        for name in ("intrinsic.tsv", "reinflection.tsv", "examples.md")
+        for name in ("table3_intrinsic.tsv", "table1_reinflection.tsv", "examples.md")
     ]
     + (
         [
@@ -84,7 +84,7 @@ rule morph_cda_reinflection:
         dev=rules.morph_cda_prepare.output.dev,
     output:
         model=directory(f"{MORPH_OUT}/{{lang}}/models/reinflection"),
-        table=study_report(f"{MORPH_OUT}/{{lang}}/reinflection.tsv", "morph_cda", "reinflection", subcategory="{lang}"),
+        table=study_report(f"{MORPH_OUT}/{{lang}}/table1_reinflection.tsv", "morph_cda", "reinflection", subcategory="{lang}"),
     log:
         "logs/morph_cda/reinflection/{lang}.log",
     benchmark:
@@ -140,7 +140,7 @@ rule morph_cda_evaluate:
         gazetteer=lambda wc: file_ref_input(MORPH["languages"][wc.lang]["gazetteer"]),
         language=f"{MORPH_LANGUAGE_FILES}/{{lang}}.yaml",
     output:
-        table=study_report(f"{MORPH_OUT}/{{lang}}/intrinsic.tsv", "morph_cda", "evaluate", subcategory="{lang}"),
+        table=study_report(f"{MORPH_OUT}/{{lang}}/table3_intrinsic.tsv", "morph_cda", "evaluate", subcategory="{lang}"),
         by_relation=f"{MORPH_OUT}/{{lang}}/intrinsic_by_relation.tsv",
         tuning=f"{MORPH_OUT}/{{lang}}/alpha_tuning.tsv",
         examples=f"{MORPH_OUT}/{{lang}}/examples.md",

@@ -24,7 +24,7 @@ REG_SYSTEM_OUTPUTS = {
     "rules": [f"{REG_OUT}/rules_output/{testset}.txt" for testset in REG_TESTSETS],
 }
 
-STUDY_TARGETS["regender"] = [f"{REG_OUT}/{name}" for name in ("parallel_stats.tsv", "classifier.tsv", "error_rates.tsv")]
+STUDY_TARGETS["regender"] = [f"{REG_OUT}/{name}" for name in ("tableA1_parallel_stats.tsv", "table2_classifier.tsv", "table3_error_rates.tsv")]
 
 
 rule regender_candidates:
@@ -117,7 +117,7 @@ rule regender_parallel:
     output:
         corpus=expand(f"{REG_OUT}/parallel/{{split}}.{{part}}", split=("train", "dev", "test"), part=("src", "tgt", "label", "gendered")),
         test_set=f"{REG_OUT}/parallel/test.tsv",
-        stats=study_report(f"{REG_OUT}/parallel_stats.tsv", "regender", "parallel"),
+        stats=study_report(f"{REG_OUT}/tableA1_parallel_stats.tsv", "regender", "parallel"),
     log:
         "logs/regender/parallel.log",
     params:
@@ -139,7 +139,7 @@ rule regender_classifier:
     output:
         model=f"{REG_OUT}/classifier/model.joblib",
         predictions=expand(f"{REG_OUT}/classifier/predictions/{{name}}.label", name=["opensubs_dev", *REG_TESTSETS]),
-        table=study_report(f"{REG_OUT}/classifier.tsv", "regender", "classifier"),
+        table=study_report(f"{REG_OUT}/table2_classifier.tsv", "regender", "classifier"),
     log:
         "logs/regender/classifier.log",
     benchmark:
@@ -278,9 +278,9 @@ rule regender_errors:
         **REG_SYSTEM_OUTPUTS,
         revisions=REG["hand_revisions"] or [],
     output:
-        table=study_report(f"{REG_OUT}/error_rates.tsv", "regender", "errors"),
-        measured=study_report(f"{REG_OUT}/error_rates_measured.tsv", "regender", "errors"),
-        examples=study_report(f"{REG_OUT}/examples.md", "regender", "errors"),
+        table=study_report(f"{REG_OUT}/table3_error_rates.tsv", "regender", "errors"),
+        measured=study_report(f"{REG_OUT}/table3_error_rates_measured.tsv", "regender", "errors"),
+        examples=study_report(f"{REG_OUT}/table4_examples.md", "regender", "errors"),
     log:
         "logs/regender/errors.log",
     params:

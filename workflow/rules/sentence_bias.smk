@@ -25,7 +25,7 @@ STUDY_TARGETS["sentence_bias"] = [
         "gender_words_counts.tsv",
         "table2_example.tsv",
         "table3_top_sentences.tsv",
-        "corpora.tsv",
+        "table5_corpora.tsv",
         "seat.tsv",
         "senteval.tsv",
         "models.tsv",
@@ -186,7 +186,7 @@ rule sentence_bias_corpora:
         names=file_ref_input(SB.get("ssa_names")),
     output:
         corpora=[directory(f"{SB_OUT}/corpora/{name}") for name in SB_CORPORA if name != "original"],
-        table=study_report(f"{SB_OUT}/corpora.tsv", "sentence_bias", "corpora"),
+        table=study_report(f"{SB_OUT}/table5_corpora.tsv", "sentence_bias", "corpora"),
     log:
         "logs/sentence_bias/corpora.log",
     params:

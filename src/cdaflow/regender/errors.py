@@ -103,7 +103,9 @@ def error_rates_tables(
                     notes.append("rules left out: the silver references are the rules' own output")
                 elif system == rules and name in rules_not_applicable:
                     shown = False
-                    notes.append("rules not applicable in the paper's layout; measured in error_rates_measured.tsv")
+                    notes.append(
+                        "rules not applicable in the paper's layout; measured in table3_error_rates_measured.tsv"
+                    )
                 row[f"{system}_per_sentence"] = rates["per_sentence"] if shown else float("nan")
                 row[f"{system}_per_word"] = rates["per_word"] if shown else float("nan")
                 measured_rows.append(

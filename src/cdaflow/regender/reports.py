@@ -21,7 +21,7 @@ from cdaflow.regender.errors import closest, error_rates_tables
 
 __all__ = ["EXAMPLES_PER_SYSTEM", "classifier_table", "corpus_table", "error_rate_tables", "examples_markdown"]
 
-# Wrong outputs listed per system and test set in examples.md.
+# Wrong outputs listed per system and test set in table4_examples.md.
 EXAMPLES_PER_SYSTEM = 10
 
 
