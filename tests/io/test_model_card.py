@@ -45,3 +45,17 @@ def test_a_broken_card_names_its_file(tmp_path):
         read_card(tmp_path)
     with pytest.raises(ValueError, match="unknown scale"):
         card(tmp_path, scale="huge")
+
+
+def test_card_scales_are_the_config_schema_scales_and_rehearsal_models_announce_themselves():
+    from pathlib import Path
+
+    import yaml
+
+    from cdaflow.io.model_card import SCALES, demo_notice
+
+    schema = yaml.safe_load((Path(__file__).resolve().parents[2] / "workflow/schemas/config.schema.yaml").read_text())
+    assert list(SCALES) == schema["properties"]["scale"]["enum"]
+    notice = demo_notice({"kind": "cda", "scale": "rehearsal", "heldout": {}})
+    assert notice and notice.startswith("rehearsal model: for trying the command, not for research")
+    assert demo_notice({"kind": "cda", "scale": "paper"}) is None

@@ -1,7 +1,7 @@
 """A small card beside every model a `cdaflow` command loads: what it is and how far to trust it.
 
 ``model_card.json`` holds the tool it serves (``kind``), its language, the workflow scale that
-built it (demo, validation, paper), the data it learnt from, its size and its held-out score.
+built it (demo, validation, rehearsal, paper), the data it learnt from, its size and its held-out score.
 Commands read it to refuse a model of another kind or language with one line, and to say on
 stderr when a model is demo-scale: such a model runs, but its output is not worth studying.
 """
@@ -29,7 +29,9 @@ __all__ = [
 ]
 
 CARD_NAME = "model_card.json"
-SCALES = ("demo", "validation", "paper")
+SCALES = ("demo", "validation", "rehearsal", "paper")  # the config schema's `scale`
+# Scales whose models are toys: the demo's, and the paper rehearsal's (paper code, shrunk sizes).
+TOY_SCALES = ("demo", "rehearsal")
 # kind -> (what the model is, the command that loads it)
 KINDS: dict[str, tuple[str, str]] = {
     "cda": ("a morphological CDA model", "cdaflow cda"),
@@ -127,12 +129,12 @@ def check_card(
 
 
 def demo_notice(card: Mapping[str, Any] | None) -> str | None:
-    """The one stderr line for a demo-scale model (None for any other)."""
-    if not card or card.get("scale") != "demo":
+    """The one stderr line for a demo-scale (or rehearsal) model (None for any other)."""
+    if not card or card.get("scale") not in TOY_SCALES:
         return None
     heldout = card.get("heldout") or {}
     score = ""
     if isinstance(heldout.get("value"), (int, float)):
         score = f" (held-out {heldout.get('metric', 'score')} {heldout['value']:.3g})"
     build = build_command(card["kind"]) if card["kind"] in BUILD_TARGETS else card.get("build", "the workflow")
-    return f"demo model{score}: for trying the command, not for research; build the real one with `{build}`"
+    return f"{card['scale']} model{score}: for trying the command, not for research; build the real one with `{build}`"
