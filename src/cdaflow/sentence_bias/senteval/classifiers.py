@@ -61,7 +61,7 @@ class ClassifierSettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, device: str = "cpu", n_jobs: int = 1) -> ClassifierSettings:
         """From the config's flat ``senteval.classifier`` mapping (``usepytorch``, ``solver`` and the
-        :class:`.mlp.MLPSettings` keys)."""
+        :class:`.mlp.MLPSettings` keys); on a GPU the fits run one at a time (`n_jobs` is for the CPU)."""
         own = {"usepytorch", "solver"}
         mlp_keys = {f.name for f in fields(MLPSettings)}
         if unknown := sorted(set(config) - own - mlp_keys):
@@ -69,6 +69,7 @@ class ClassifierSettings:
                 f"senteval.classifier: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(own | mlp_keys))}"
             )
         mlp = settings_from(MLPSettings, {k: v for k, v in config.items() if k in mlp_keys}, "senteval.classifier")
+        n_jobs = 1 if str(device).startswith("cuda") else n_jobs
         return cls(**{k: v for k, v in config.items() if k in own}, mlp=mlp, device=device, n_jobs=n_jobs)
 
     def name(self) -> str:

@@ -129,8 +129,9 @@ class MLP:
     def _tensors(self, X: Any, y: Any) -> tuple[Any, Any]:
         import torch
 
-        X = torch.as_tensor(np.asarray(X)).to(self.device, dtype=torch.float32)
-        y = torch.as_tensor(np.asarray(y)).to(self.device, dtype=torch.int64)
+        # numpy's float64 -> float32 cast rounds as torch's does; the copy is writable (X may be a read-only memmap)
+        X = torch.from_numpy(np.asarray(X).astype(np.float32)).to(self.device)
+        y = torch.from_numpy(np.asarray(y).astype(np.int64)).to(self.device)
         return X, y
 
     def fit(
