@@ -192,6 +192,7 @@ def adjective_interventions(
     from cdaflow.io.conllu import words
     from cdaflow.morph_cda.cda import DIRECTIONS, Intervention
     from cdaflow.morph_cda.tags import flip_gender
+
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
     out = []
