@@ -1,6 +1,10 @@
-"""SentEval's PyTorch classifier (senteval.mlp) and the classifier settings, on hand-made data."""
+"""SentEval's PyTorch classifier (senteval.mlp) and the classifier settings, on hand-made data; both
+classifiers against numbers the original toolkit computed on real data."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +17,11 @@ from cdaflow.sentence_bias.senteval import (
     inner_kfold_eval,
     kfold_eval,
     parse_optimizer,
+    run_senteval,
     split_eval,
 )
 from cdaflow.sentence_bias.senteval.mlp import MLP
+from tests.sentence_bias.test_senteval import hashed_bow
 
 torch.set_num_threads(1)
 
@@ -119,3 +125,38 @@ def test_protocols_with_the_pytorch_classifier_and_parallel_fits():
     assert {k: v for k, v in again.items() if k != "yhat"} == {k: v for k, v in folds.items() if k != "yhat"}
     split = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, classifier=serial)
     assert split["l2reg"] in REGS_PYTORCH and split["acc"] > 70
+
+
+# --------------------------------------------------------------------------------------------------------
+# the original toolkit's numbers on real data
+
+REFERENCE = json.loads((Path(__file__).parent / "data" / "senteval_toolkit_reference.json").read_text())
+# What runs in every test session (about a minute); the rest, the standard setting's 10 folds included, is slow.
+QUICK_CASES = {("quick_logreg", task) for task in ("CR", "TREC", "SST5")} | {
+    ("quick_mlp", task) for task in ("CR", "TREC", "SST5")
+} | {("sklearn", "CR")}
+
+
+def _reference_cases():
+    for run, spec in REFERENCE["runs"].items():
+        for task in spec["results"]:
+            marks = () if (run, task) in QUICK_CASES else (pytest.mark.slow,)
+            yield pytest.param(run, task, id=f"{run}-{task}", marks=(pytest.mark.shared_data, *marks))
+
+
+@pytest.mark.parametrize(("run", "task"), _reference_cases())
+def test_same_numbers_as_the_toolkit(shared_data, run, task):
+    """devacc and acc equal to those facebookresearch/SentEval's own code gave on the same encoder and data
+    (tests/sentence_bias/data/senteval_toolkit_reference.json says how they were computed)."""
+    root = shared_data / "senteval-downstream"
+    if not root.is_dir():
+        pytest.skip(f"{root} is absent")
+    spec = REFERENCE["runs"][run]
+    config = {**spec["classifier"], "usepytorch": spec["usepytorch"]}
+    if not spec["usepytorch"]:  # today's scikit-learn default, which the toolkit's LogisticRegression(C) gets
+        config = {"usepytorch": False, "solver": "lbfgs"}
+    row = run_senteval(
+        hashed_bow(256), root, [task], seed=REFERENCE["seed"], kfold=spec["kfold"],
+        classifier=ClassifierSettings.from_config(config),
+    )[0]
+    assert {"devacc": row["devacc"], "acc": row["acc"]} == spec["results"][task]
