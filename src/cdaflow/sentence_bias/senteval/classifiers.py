@@ -40,8 +40,8 @@ FINAL_VALIDATION_SPLIT = 0.05
 @dataclass(frozen=True)
 class ClassifierSettings:
     """SentEval's ``usepytorch`` and ``classifier`` dict (``nhid``, ``optim``, ...: :class:`.mlp.MLPSettings`);
-    `solver` is the scikit-learn path's; `device` and `n_jobs` (fits run in parallel processes, each as
-    the toolkit runs it, so the numbers do not change) are where and how the PyTorch path trains."""
+    `solver` is the scikit-learn path's; `device` and `n_jobs` (the grid's fits run in parallel processes,
+    each as the toolkit runs it, so the numbers do not change) are where and how the PyTorch path trains."""
 
     usepytorch: bool = False
     solver: str = "liblinear"
@@ -133,7 +133,8 @@ def _fit_scores(settings: ClassifierSettings, jobs: list[tuple], n_classes: int,
             torch.set_num_threads(threads)
         return float(_fit(settings, reg, Xa, ya, n_classes, seed, (Xb, yb)).score(Xb, yb))
 
-    if settings.n_jobs == 1 or len(jobs) == 1:
+    # A scikit-learn fit takes milliseconds: starting processes for it costs more than it saves.
+    if settings.n_jobs == 1 or not settings.usepytorch or len(jobs) == 1:
         return [run(*job, None) for job in jobs]
     from joblib import Parallel, delayed
 
