@@ -160,3 +160,24 @@ def test_same_numbers_as_the_toolkit(shared_data, run, task):
         classifier=ClassifierSettings.from_config(config),
     )[0]
     assert {"devacc": row["devacc"], "acc": row["acc"]} == spec["results"][task]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("task", [pytest.param("TREC"), pytest.param("CR", marks=pytest.mark.slow)])
+def test_infersent_scores_as_with_the_toolkits_infersent(shared_data, task):
+    """A seeded InferSent through senteval_batcher scores as facebookresearch/InferSent's models.py, with the same
+    weights and vectors, scores through SentEval's InferSent example (SentEval's text encoded as given)."""
+    root = shared_data / "senteval-downstream"
+    if not root.is_dir():
+        pytest.skip(f"{root} is absent")
+    embeddings = pytest.importorskip("cdaflow.sentence_bias.embeddings")
+    pytest.importorskip(embeddings.KUMO_PACKAGE)
+    from cdaflow.sentence_bias.infersent import InferSent, senteval_batcher
+
+    spec = REFERENCE["infersent"]
+    model = InferSent.build(embeddings.from_kumo_package(embeddings.KUMO_PACKAGE), **spec["build"])
+    row = run_senteval(
+        senteval_batcher(model), root, [task], seed=REFERENCE["seed"], kfold=spec["kfold"],
+        classifier=ClassifierSettings.from_config({"usepytorch": True, **spec["classifier"]}),
+    )[0]
+    assert {"devacc": row["devacc"], "acc": row["acc"]} == spec["results"][task]
