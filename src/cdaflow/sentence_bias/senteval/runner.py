@@ -188,6 +188,8 @@ def run_senteval(
     else the test split) and per-protocol details (``devacc``, ``n_train``/``n_dev``/``n_test``, ...).
     A task whose files are absent is reported with ``status="missing"``, ``score=None`` and a ``reason``
     naming the expected files -- never dropped.  Unknown task names raise ``ValueError`` before any work.
+    `classifier` defaults to the toolkit's scikit-learn path; the workflow's default (``senteval.classifier``)
+    is its PyTorch standard setting.
     """
     specs = [get_task(name) for name in tasks]
     rows: list[dict[str, Any]] = []
