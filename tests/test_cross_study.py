@@ -25,7 +25,6 @@ from cdaflow.cross_study import (
     paired_difference,
     parse_segments,
     regender_comparison,
-    restore_initial_case,
     transferred_sentence_pairs,
 )
 from cdaflow.gap_subjective.gap import GapExample
@@ -69,12 +68,6 @@ def test_counterpart_needs_an_adjective_or_noun_reading():
     assert lexicon.counterpart({"form": "Bajo", "upos": "ADJ"}) == ("baja", "Masc")
     assert lexicon.counterpart({"form": "bajo", "upos": "ADP"}) is None  # "bajo la mesa"
     assert lexicon.counterpart({"form": "alto", "upos": "ADJ"}) is None
-
-
-def test_restore_initial_case():
-    assert restore_initial_case("¿estás lista?", "¿Estás listo?") == "¿Estás lista?"
-    assert restore_initial_case("estoy lista.", "estoy listo.") == "estoy lista."
-    assert restore_initial_case("...", "Sí") == "..."
 
 
 def _conllu(rows: list[tuple[str, str, str, str]], sent_id: str, text: str) -> str:

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from cdaflow.regender.errors import closest, error_rates, tokens
+from cdaflow.text.case import match_case, match_initial_case, with_initial_case
 
 if TYPE_CHECKING:  # heavy imports only where the functions that need them run
     from cdaflow.gap_subjective.gap import GapExample
@@ -63,7 +64,6 @@ __all__ = [
     "parse_segments",
     "paired_difference",
     "regender_comparison",
-    "restore_initial_case",
     "transferred_sentence_pairs",
 ]
 
@@ -192,7 +192,6 @@ def adjective_interventions(
     from cdaflow.io.conllu import words
     from cdaflow.morph_cda.cda import DIRECTIONS, Intervention
     from cdaflow.morph_cda.tags import flip_gender
-    from cdaflow.text.case import match_case
 
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
@@ -210,26 +209,6 @@ def adjective_interventions(
     return out
 
 
-def _probe(text: str) -> str:
-    """`text` with its first letter lower-cased, as Study B tags it (small taggers read a capitalised
-    first word of a short segment as a proper noun)."""
-    for i, char in enumerate(text):
-        if char.isalpha():
-            return text[:i] + char.lower() + text[i + 1 :]
-    return text
-
-
-def restore_initial_case(text: str, like: str) -> str:
-    """`text` with its first letter upper-cased when the first letter of `like` is."""
-    first = next((c for c in like if c.isalpha()), "")
-    if not first.isupper():
-        return text
-    for i, char in enumerate(text):
-        if char.isalpha():
-            return text[:i] + char.upper() + text[i + 1 :]
-    return text
-
-
 def parse_segments(parser: Parser, texts: Sequence[str], *, batch_size: int = 64) -> list[Sentence]:
     """One UD sentence per segment (parts merged), parsed with its first letter lower-cased.
 
@@ -237,7 +216,8 @@ def parse_segments(parser: Parser, texts: Sequence[str], *, batch_size: int = 64
     """
     from cdaflow.text.parsing import merge_sentences
 
-    probes = [_probe(" ".join(text.split())) for text in texts]
+    # lower-cased first letter: small taggers read a capitalised first word of a short segment as a proper noun
+    probes = [with_initial_case(" ".join(text.split()), upper=False) for text in texts]
     parsed = parser.parse(probes, batch_size=batch_size, sent_id_prefix="seg")
     out: list[Sentence] = []
     for line, parts in itertools.groupby(parsed, key=lambda s: int(str(s.metadata["sent_id"]).split("-")[1])):
@@ -285,7 +265,7 @@ def cda_counterfactuals(
         chunk = todo[start : start + batch_size]
         results = generator.generate([sentences[k] for k in chunk], [groups[k] for k in chunk])
         for k, result in zip(chunk, results, strict=True):
-            outputs[k] = restore_initial_case(result.counterfactual, originals[k])
+            outputs[k] = match_initial_case(result.counterfactual, originals[k])
     log.info("%d of %d segments had something to intervene on", len(todo), len(sentences))
     return outputs
 

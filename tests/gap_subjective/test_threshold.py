@@ -5,8 +5,9 @@ import math
 import pandas as pd
 import pytest
 
+from cdaflow.gap_subjective.gleu import sentence_gleu
 from cdaflow.gap_subjective.reports import table2
-from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
+from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds, score_transfers
 
 
 def scores(**columns) -> pd.DataFrame:
@@ -62,3 +63,43 @@ def test_settings_reject_unknown_keys() -> None:
         Thresholds.from_config({"gleu": 0.7})
     with pytest.raises(KeyError, match="subjective"):
         apply_thresholds(pd.DataFrame({"gleu": [1.0], "ppl_original": [1.0], "ppl_transferred": [1.0]}), Thresholds())
+
+
+class LengthScorer:
+    """A stand-in fluency LM: the perplexity of a sentence is 10 per word; records what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def perplexities(self, sentences):
+        self.asked += list(sentences)
+        return [10.0 * len(s.split()) for s in sentences]
+
+
+def test_score_transfers_measures_and_thresholds_each_sentence() -> None:
+    senator = "The senator from Ohio gave a long speech on the federal budget to the members of the committee today ."
+    player = "He played for the club in the first division for six seasons and scored many goals before he retired ."
+    originals = [senator, senator, player, "She was born in Paris ."]
+    transferred = [
+        senator.replace("long", "long and stirring"),  # close (GLEU 0.84), perplexity +20: kept
+        senator,  # unchanged: GLEU 1, not kept
+        player.replace("played", "played brilliantly"),  # the original is subjective: not kept
+        "",  # nothing came out: infinite perplexity, fails B
+    ]
+    scorer = LengthScorer()
+    out = score_transfers(originals, transferred, [0.1, 0.2, 0.9, 0.5], scorer=scorer, thresholds=Thresholds(),
+                          detector_threshold=0.5)
+    assert list(out["original"]) == originals and list(out["transferred"]) == transferred
+    assert out["gleu"][0] == pytest.approx(sentence_gleu(transferred[0], originals[0])) and out["gleu"][1] == 1.0
+    assert list(out["ppl_original"]) == [200.0, 200.0, 200.0, 60.0]
+    assert list(out["ppl_transferred"][:3]) == [220.0, 200.0, 210.0] and math.isinf(out["ppl_transferred"][3])
+    assert "" not in scorer.asked  # the empty output is never sent to the LM
+    assert list(out["subjective"]) == [False, False, True, False]  # 0.5 is not above the threshold
+    assert list(out["within_gleu"]) == [True, False, True, False]
+    assert list(out["within_perplexity"]) == [True, True, True, False]
+    assert list(out["kept"]) == [True, False, False, False]
+
+
+def test_score_transfers_needs_aligned_inputs() -> None:
+    with pytest.raises(ValueError, match="aligned"):
+        score_transfers(["a b"], ["a c", "d"], [0.1], scorer=LengthScorer(), thresholds=Thresholds())

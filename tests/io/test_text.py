@@ -4,7 +4,7 @@ import lzma
 
 import pytest
 
-from cdaflow.io.text import count_lines, looks_like_conllu, numbered_lines, read_shard
+from cdaflow.io.text import count_lines, looks_like_conllu, numbered_lines, open_text, read_shard
 
 
 def test_shards_partition_the_nonblank_lines(tmp_path):
@@ -58,6 +58,29 @@ def test_corpus_with_a_byte_order_mark(tmp_path, suffix):
     with opener(path, "wt", encoding="utf-8-sig") as handle:
         handle.write("La niña.\nEl niño.\n")
     assert list(read_shard(path, 0, 1)) == [(1, "La niña."), (2, "El niño.")]
+
+
+@pytest.mark.parametrize("opener", [open, gzip.open, lzma.open])
+def test_open_text_tells_compression_by_content_not_name(tmp_path, opener):
+    path = tmp_path / "corpus.data"  # a download's name need not say how it is packed
+    with opener(path, "wt", encoding="utf-8-sig") as handle:
+        handle.write("La niña.\nEl niño.\n")
+    with open_text(path) as handle:
+        assert handle.read() == "La niña.\nEl niño.\n"
+
+
+def test_open_text_strict_or_replacing_invalid_utf8(tmp_path):
+    path = tmp_path / "broken.txt.gz"
+    with gzip.open(path, "wb") as handle:
+        handle.write(b"bien\nmal \xff byte\n")
+    with pytest.raises(UnicodeDecodeError), open_text(path) as handle:
+        handle.read()
+    with open_text(path, errors="replace") as handle:
+        assert handle.read().splitlines() == ["bien", "mal \ufffd byte"]
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    with open_text(empty) as handle:
+        assert handle.read() == ""
 
 
 def test_numbered_lines_of_a_file_and_of_stdin(tmp_path, monkeypatch):

@@ -4,7 +4,9 @@ import math
 
 import pytest
 
-from cdaflow.regender.errors import TOKENIZER, closest, error_rates, error_rates_tables, tokens, word_errors
+from cdaflow.regender.errors import SYSTEMS, TOKENIZER, closest, error_rates, tokens, word_errors
+from cdaflow.regender.reports import error_rate_tables
+from cdaflow.regender.rewriter import SETUPS
 
 
 def test_tokens_are_words_without_punctuation():
@@ -60,9 +62,9 @@ def test_paper_layout_leaves_rules_out_of_silver_and_unstructured_sets():
     gold = _records(("G", "Estoy listo.", "Estoy lista."), ("N", "Hola.", "Hola."))
     outputs_silver = {"nmt": ["Estoy cansado.", "Lo sé."], "rules": ["Estoy cansada.", "Lo sé."]}
     outputs_gold = {"nmt": ["Estoy lista.", "Hola."], "rules": ["Estoy listo.", "Hola."]}
-    paper, measured = error_rates_tables(
+    paper, measured = error_rate_tables(
         {"opensubs_test": (silver, outputs_silver), "structured": (gold, outputs_gold),
-         "unstructured": (gold, outputs_gold)},
+         "unstructured": (gold, outputs_gold)}, "demo",
         silver={"opensubs_test"}, rules_not_applicable={"unstructured"}, revised={"opensubs_test": 3},
     )
     rows = paper.set_index(["test_set", "type"])
@@ -158,3 +160,7 @@ def test_outputs_need_one_line_per_segment(tmp_path):
     assert read_outputs({"nmt": tmp_path / "nmt.txt"}, 2) == {"nmt": ["Lo veo.", "Hola."]}
     with pytest.raises(ValueError, match=r"rules.txt: 1 lines for 2 segments"):
         read_outputs({"nmt": tmp_path / "nmt.txt", "rules": tmp_path / "rules.txt"}, 2)
+
+
+def test_systems_are_the_rewriter_setups_then_the_rules():
+    assert SYSTEMS == (*SETUPS, "rules") == ("nmt", "nmt_t", "nmt_at", "rules")

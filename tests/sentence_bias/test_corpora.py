@@ -17,6 +17,7 @@ from cdaflow.sentence_bias.corpora import (
     derived_corpora,
     pair_scores,
     resplit,
+    resplit_by_premise,
     score_histogram,
     subtract,
     thresholds,
@@ -112,6 +113,31 @@ def test_resplit_sizes_and_determinism() -> None:
     assert resplit(pairs, 10, 5, seed=4) != split
     assert split.train != pairs[15:]  # shuffled
     assert len(resplit(pairs, 0, 49, seed=0).train) == 1
+
+
+def test_resplit_by_premise_keeps_each_premise_in_one_part() -> None:
+    # 30 premises with 1-4 hypotheses each; one premise also written with other spacing
+    pairs = [Pair(f"premise {i}", f"h{i}.{j}", "neutral") for i in range(30) for j in range(1 + i % 4)]
+    pairs.append(Pair("premise  7 ", "h7.extra", "entailment"))
+    split = resplit_by_premise(pairs, dev_size=10, test_size=10, seed=3)
+    premises = [{" ".join(p.premise.split()) for p in part} for part in split]
+    assert not premises[0] & premises[1] and not premises[0] & premises[2] and not premises[1] & premises[2]
+    assert sorted(split.train + split.dev + split.test, key=repr) == sorted(pairs, key=repr)
+    for part, size in ((split.dev, 10), (split.test, 10)):
+        assert size <= len(part) < size + 4  # at most one premise's pairs more
+    assert resplit_by_premise(pairs, 10, 10, seed=3) == split
+    assert resplit_by_premise(pairs, 10, 10, seed=4) != split
+    # a pair-level split of the same pairs does put premises in two parts: what this guards against
+    naive = resplit(pairs, 10, 10, seed=3)
+    assert {p.premise for p in naive.dev} & {p.premise for p in naive.train}
+
+
+def test_resplit_by_premise_too_small() -> None:
+    pairs = [Pair("same premise", f"h{i}", "neutral") for i in range(50)]
+    with pytest.raises(ValueError, match="by premise: 50 pairs in 1 premises"):
+        resplit_by_premise(pairs, dev_size=1, test_size=1, seed=0)
+    with pytest.raises(ValueError, match="non-negative"):
+        resplit_by_premise(pairs, dev_size=-1, test_size=1, seed=0)
 
 
 def test_resplit_too_small() -> None:

@@ -13,6 +13,7 @@ from cdaflow.sentence_bias.infersent import (
     InferSent,
     VectorsLike,
     read_state_dict,
+    senteval_batcher,
     tokenize,
 )
 from cdaflow.sentence_bias.score import word_importance
@@ -242,6 +243,26 @@ def test_prepare_adds_boundaries_and_drops_oov():
     assert model.prepare("A man isn't playing Zebra.") == [BOS, "a", "man", "is", "n't", "playing", ".", EOS]
     assert model.prepare("Zebra") == [BOS, EOS]
     assert model.prepare("a man .", tokenize_input=False) == [BOS, "a", "man", ".", EOS]
+
+
+def test_senteval_batcher_splits_senteval_text_on_whitespace():
+    """SentEval's text is tokenised already (real lines of its TREC, CR and MPQA files below): the batcher
+    encodes it as given, as SentEval's InferSent example does; tokenising again would change the tokens."""
+    sentences = [
+        "How many Beatles records went #1 ?",
+        "*holds a lot of diapers -- a full week of toddler diapers ! .",
+        "peaceful reunification and 'one country two systems",
+        "a man is playing the saxophone .",
+    ]
+    words = {word.lower() for s in sentences for word in s.split() + tokenize(s)}
+    model = InferSent.build(ToyVectors(sorted(words)), hidden=6, seed=0, zero_pad_in_max=True)
+    assert tokenize(sentences[0])[-3:] == ["#", "1", "?"] and model.prepare(sentences[0])[-4:-1] == ["#", "1", "?"]
+    assert model.prepare(sentences[0], tokenize_input=False)[-3:-1] == ["#1", "?"]
+    batched = senteval_batcher(model)(sentences)
+    np.testing.assert_array_equal(batched, model.encode(sentences, tokenize_input=False))
+    retokenised = model.encode(sentences)
+    changed = [not np.array_equal(a, b) for a, b in zip(batched, retokenised)]
+    assert changed == [True, True, True, False]
 
 
 def test_encode_batched_by_length_equals_one_by_one():

@@ -249,6 +249,20 @@ def test_nli_corpus_in_both_formats(tmp_path):
     pooled = read_nli_corpus(senteval, "senteval", dev_size=2, test_size=3, seed=5)
     assert [len(pooled[s]) for s in ("train", "dev", "test")] == [7, 2, 3]
     assert sorted(p.premise for part in pooled.values() for p in part) == sorted(p.premise for p in pairs)
+    # premises with several hypotheses (SNLI has ~3), across SentEval's dev and test files: one part each
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    many = [NLIPair(f"Premise {i % 5} .", f"Hypothesis {i} .", LABELS[i % 3]) for i in range(20)]
+    for split, part in (("dev", many[:10]), ("test", many[10:])):
+        for name, column in (("s1", [p.premise for p in part]), ("s2", [p.hypothesis for p in part]),
+                             ("labels", [p.label for p in part])):
+            (shared / f"{name}.{split}").write_text("\n".join(column) + "\n")
+    grouped = read_nli_corpus(shared, "senteval", dev_size=4, test_size=4, seed=0)
+    owners = {}
+    for name, part in grouped.items():
+        for pair in part:
+            assert owners.setdefault(pair.premise, name) == name, f"{pair.premise} in {owners[pair.premise]} and {name}"
+    assert [len(grouped[s]) for s in ("train", "dev", "test")] == [12, 4, 4]
     assert pooled == read_nli_corpus(senteval, "senteval", dev_size=2, test_size=3, seed=5)
     with pytest.raises(ValueError, match="too small"):
         read_nli_corpus(senteval, "senteval", dev_size=6, test_size=6)
@@ -301,3 +315,18 @@ def test_training_on_cuda():
     assert model.sentence_encoder.device.type == "cuda"
     assert len(history.epochs) == 2
     assert 0.0 <= evaluate(model, dev) <= 1.0
+
+
+@pytest.mark.shared_data
+def test_senteval_snli_sample_resplits_without_shared_premises(shared_data):
+    """The validation config's SNLI (SentEval's dev + test files pooled): no premise in two parts."""
+    folder = shared_data / "senteval-downstream" / "SNLI"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    splits = read_nli_corpus(folder, "senteval", dev_size=1000, test_size=1000, seed=20190728)
+    premises = {name: {" ".join(p.premise.split()) for p in part} for name, part in splits.items()}
+    assert not premises["train"] & premises["dev"]
+    assert not premises["train"] & premises["test"]
+    assert not premises["dev"] & premises["test"]
+    assert sum(map(len, splits.values())) == 9842 + 9824
+    assert 1000 <= len(splits["dev"]) < 1020 and 1000 <= len(splits["test"]) < 1020

@@ -14,6 +14,7 @@ from cdaflow.sentence_bias.senteval import (
     REGS_KFOLD,
     REGS_SPLIT,
     STS14_SUBSETS,
+    ClassifierSettings,
     TaskDataMissing,
     cv_folds,
     encode_relatedness_labels,
@@ -265,7 +266,7 @@ def test_kfold_and_split_eval_multiclass():
     assert res["acc"] > 80 and len(res["yhat"]) == 30
     res2 = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, seed=1111)
     assert res2["C"] in REGS_SPLIT and res2["acc"] > 80
-    lb = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, solver="lbfgs")
+    lb = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, classifier=ClassifierSettings(solver="lbfgs"))
     assert lb["acc"] > 80
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from cdaflow.text.case import match_case
+from cdaflow.text.case import match_case, match_initial_case, with_initial_case
 
 
 @pytest.mark.parametrize(
@@ -26,3 +26,16 @@ from cdaflow.text.case import match_case
 )
 def test_match_case(original, new, out):
     assert match_case(original, new) == out
+
+
+def test_with_initial_case_skips_leading_punctuation():
+    assert with_initial_case("¿Estás lista?", upper=False) == "¿estás lista?"
+    assert with_initial_case('"dijo" ella', upper=True) == '"Dijo" ella'
+    assert with_initial_case("... 42", upper=True) == "... 42"
+
+
+def test_match_initial_case():
+    assert match_initial_case("¿estás lista?", "¿Estás listo?") == "¿Estás lista?"
+    assert match_initial_case("estoy lista.", "estoy listo.") == "estoy lista."
+    assert match_initial_case("Estoy lista.", "estoy listo.") == "Estoy lista."  # never lower-cased
+    assert match_initial_case("...", "Sí") == "..."

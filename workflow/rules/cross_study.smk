@@ -8,7 +8,7 @@ from cdaflow.scale_notes import rule_benchmarks, rules_with_gpu
 CS_OUT = "results/cross_study"
 # Study A's packaged Spanish model (written by morph_cda_evaluate), the one `cdaflow cda` uses by default.
 CS_CDA_MODEL = f"{MORPH_OUT}/es/models/lin"
-CS_B_SYSTEMS = ("rules", "nmt", "nmt_t", "nmt_at")
+CS_B_SYSTEMS = sorted(REG_SYSTEMS, key=lambda system: system != RULES)  # B's rules first, then its rewriters
 CS_A_SYSTEMS = ("cda", "cda_adjectives")
 # Study B's output of each system on each test set.
 CS_B_OUTPUTS = [path for system in CS_B_SYSTEMS for path in REG_SYSTEM_OUTPUTS[system]]

@@ -6,6 +6,7 @@
 # rewriter's model folder `rewriter/` (bpe.model, {nmt,nmt_t}/model) is what
 # `cdaflow regender --method nmt --model results/regender/es/rewriter/nmt` loads.
 
+from cdaflow.regender.errors import RULES, SYSTEMS as REG_SYSTEMS
 
 REG = config["studies"]["regender"]
 REG_OUT = "results/regender/es"
@@ -20,8 +21,9 @@ REG_TAGSET_FILES = [f"{REG['rules']}/tagset_map.tsv", f"{REG['rules']}/tag_corre
 REG_TAGGED_TESTSETS = [f"{REG_OUT}/tag_testset/{testset}.jsonl" for testset in REG_TESTSETS]
 # Each system's output on every test set (regender_errors reads them in REG_TESTSETS' order).
 REG_SYSTEM_OUTPUTS = {
-    **{setup: [f"{REG_OUT}/translate/{setup}/{testset}.txt" for testset in REG_TESTSETS] for setup in ("nmt", "nmt_t", "nmt_at")},
-    "rules": [f"{REG_OUT}/rules_output/{testset}.txt" for testset in REG_TESTSETS],
+    system: [f"{REG_OUT}/rules_output/{testset}.txt" if system == RULES else f"{REG_OUT}/translate/{system}/{testset}.txt"
+             for testset in REG_TESTSETS]
+    for system in REG_SYSTEMS
 }
 
 STUDY_TARGETS["regender"] = [f"{REG_OUT}/{name}" for name in ("tableA1_parallel_stats.tsv", "table2_classifier.tsv", "table3_error_rates.tsv")]

@@ -243,6 +243,7 @@ rule sentence_bias_evaluate:
         senteval_member=file_ref_member(SB["senteval"].get("root")) if SB["senteval"].get("root") else None,
         tasks=SB["senteval"]["tasks"],
         kfold=SB["senteval"]["kfold"],
+        classifier=SB["senteval"]["classifier"],
         seed=config["seed"],
     threads: THREADS
     resources:

@@ -16,23 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from cdaflow.gap_subjective.gleu import sentence_gleu
-from cdaflow.gap_subjective.threshold import Thresholds, apply_thresholds
+from cdaflow.gap_subjective.threshold import Thresholds, score_transfers
 from cdaflow.io.structured import read_mapping
 from cdaflow.io.weights import quiet_libraries
 
 __all__ = [
-    "MANIFEST",
-    "Subjectivizer",
-    "broken_file",
-    "bundle",
-    "load_fluency_scorer",
-    "read_manifest",
-    "score_transfers",
-    "write_manifest",
+    "MANIFEST", "Subjectivizer", "broken_file", "bundle", "load_fluency_scorer", "read_manifest", "write_manifest",
 ]
 
 MANIFEST = "manifest.json"
@@ -49,41 +40,6 @@ def load_fluency_scorer(
     if backend == "lstm":
         return LSTMScorer.load(source, device=device)
     raise ValueError(f"unknown fluency backend {backend!r} (hf, lstm)")
-
-
-def _perplexities(scorer: Any, sentences: Sequence[str]) -> np.ndarray:
-    """Perplexities, infinite for an empty sentence (a transfer that produced nothing fails B)."""
-    result = np.full(len(sentences), np.inf)
-    scored = [i for i, s in enumerate(sentences) if s.strip()]
-    if scored:
-        result[scored] = scorer.perplexities([sentences[i] for i in scored])
-    return result
-
-
-def score_transfers(
-    originals: Sequence[str],
-    transferred: Sequence[str],
-    p_subjective: Sequence[float],
-    *,
-    scorer: Any,
-    thresholds: Thresholds,
-    detector_threshold: float = 0.5,
-) -> pd.DataFrame:
-    """Per sentence: GLEU, both perplexities, the detector's verdict on the original, the verdicts."""
-    if not len(originals) == len(transferred) == len(p_subjective):
-        raise ValueError("originals, transferred and p_subjective must be aligned")
-    frame = pd.DataFrame(
-        {
-            "original": list(originals),
-            "transferred": list(transferred),
-            "gleu": [sentence_gleu(t, o) for o, t in zip(originals, transferred)],
-            "ppl_original": _perplexities(scorer, originals),
-            "ppl_transferred": _perplexities(scorer, transferred),
-            "p_subjective": np.asarray(p_subjective, dtype=float),
-        }
-    )
-    frame["subjective"] = frame["p_subjective"] > detector_threshold
-    return apply_thresholds(frame, thresholds)
 
 
 def write_manifest(

@@ -9,8 +9,9 @@ B. fluency: the causal LM's perplexity of the transferred sentence exceeds the o
 C. original attribute: the detector found the original objective (a subjective sentence needs no
    transfer).
 
-Table 2 counts each test on its own and the intersection, per split and overall
-(:func:`cdaflow.gap_subjective.reports.table2`).
+:func:`score_transfers` measures the three (GLEU, both perplexities, the detector's verdict) and
+:func:`apply_thresholds` gives the verdicts. Table 2 counts each test on its own and the
+intersection, per split and overall (:func:`cdaflow.gap_subjective.reports.table2`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import numpy as np
 import pandas as pd
 
 from cdaflow.config import settings_from
+from cdaflow.gap_subjective.gleu import sentence_gleu
 
-__all__ = ["Thresholds", "apply_thresholds", "fluency_keep"]
+__all__ = ["Thresholds", "apply_thresholds", "fluency_keep", "score_transfers"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +82,38 @@ def apply_thresholds(scores: pd.DataFrame, thresholds: Thresholds) -> pd.DataFra
     out["objective"] = ~out["subjective"].astype(bool)
     out["kept"] = out["within_gleu"] & out["within_perplexity"] & out["objective"]
     return out
+
+
+def _perplexities(scorer: Any, sentences: Sequence[str]) -> np.ndarray:
+    """Perplexities, infinite for an empty sentence (a transfer that produced nothing fails B)."""
+    result = np.full(len(sentences), np.inf)
+    scored = [i for i, s in enumerate(sentences) if s.strip()]
+    if scored:
+        result[scored] = scorer.perplexities([sentences[i] for i in scored])
+    return result
+
+
+def score_transfers(
+    originals: Sequence[str],
+    transferred: Sequence[str],
+    p_subjective: Sequence[float],
+    *,
+    scorer: Any,
+    thresholds: Thresholds,
+    detector_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """Per sentence: GLEU, both perplexities, the detector's verdict on the original, the verdicts."""
+    if not len(originals) == len(transferred) == len(p_subjective):
+        raise ValueError("originals, transferred and p_subjective must be aligned")
+    frame = pd.DataFrame(
+        {
+            "original": list(originals),
+            "transferred": list(transferred),
+            "gleu": [sentence_gleu(t, o) for o, t in zip(originals, transferred)],
+            "ppl_original": _perplexities(scorer, originals),
+            "ppl_transferred": _perplexities(scorer, transferred),
+            "p_subjective": np.asarray(p_subjective, dtype=float),
+        }
+    )
+    frame["subjective"] = frame["p_subjective"] > detector_threshold
+    return apply_thresholds(frame, thresholds)

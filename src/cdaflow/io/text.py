@@ -19,13 +19,20 @@ from typing import IO
 ENCODING = "utf-8-sig"
 
 
-def open_text(path: Path) -> IO[str]:
-    """Open a text file for reading, decompressing .gz and .xz transparently."""
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding=ENCODING)
-    if path.suffix == ".xz":
-        return lzma.open(path, "rt", encoding=ENCODING)
-    return open(path, encoding=ENCODING)
+# What a compressed file starts with, and what reads it.
+_COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"\xfd7zXZ\x00", lzma.open))
+
+
+def open_text(path: str | Path, *, errors: str = "strict") -> IO[str]:
+    """Open a text file for reading: plain, gzip or xz, told by its first bytes (not its name), decoded as
+    UTF-8 without a leading byte-order mark. ``errors="replace"`` reads invalid bytes as U+FFFD (a web
+    corpus with a few broken lines) instead of raising ``UnicodeDecodeError``."""
+    with open(path, "rb") as probe:
+        head = probe.read(6)
+    for magic, opener in _COMPRESSED:
+        if head.startswith(magic):
+            return opener(path, "rt", encoding=ENCODING, errors=errors)
+    return open(path, encoding=ENCODING, errors=errors)
 
 
 def _binary_input(path: Path | None) -> IO[bytes] | None:

@@ -17,9 +17,7 @@ and segments of the hand-checked test sets are left out so that no test segment 
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
@@ -27,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
+from cdaflow.io.text import open_text
 
 __all__ = [
     "ParallelPair",
     "corpus_stats",
     "normalise",
-    "open_text",
     "parallel_pairs",
     "shard_corpus",
     "shard_of",
@@ -62,16 +60,6 @@ def shard_of(segment: str, n_shards: int) -> int:
     return int.from_bytes(digest, "little") % n_shards
 
 
-def open_text(path: str | Path) -> io.TextIOBase:
-    """A corpus file as text: plain or gzip-compressed (by content, not name); invalid UTF-8 replaced."""
-    path = Path(path)
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
-
-
 @dataclass
 class ShardCounts:
     lines: int = 0
@@ -88,7 +76,7 @@ def shard_corpus(sources: Iterable[str | Path], outputs: Sequence[str | Path], *
     with ExitStack() as stack:
         handles = [stack.enter_context(atomic_file(path, "w", encoding="utf-8")) for path in outputs]
         for source in sources:
-            with open_text(source) as lines:
+            with open_text(source, errors="replace") as lines:  # subtitles have a few broken bytes
                 for line in lines:
                     counts.lines += 1
                     segment = normalise(line, max_words)
@@ -209,7 +197,7 @@ def corpus_stats(splits: dict[str, Sequence[ParallelPair]]) -> list[dict[str, ob
 
 
 def iter_lines(path: str | Path) -> Iterator[str]:
-    with open_text(path) as handle:
+    with open_text(path, errors="replace") as handle:
         for line in handle:
             line = line.rstrip("\n")
             if line:

@@ -17,15 +17,17 @@ the total number of words (right)". The paper does not spell the count out; here
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
 
-import pandas as pd
-
+from cdaflow.regender.rewriter import SETUPS
 from cdaflow.text.tokens import words
 
-__all__ = ["TOKENIZER", "closest", "error_rates", "error_rates_tables", "read_outputs", "tokens", "word_errors"]
+__all__ = [
+    "GOLD", "RULES", "SEGMENT_TYPES", "SILVER", "SYSTEMS", "TOKENIZER", "closest", "error_rates", "read_outputs",
+    "tokens", "word_errors",
+]
 
 # The name the tables print beside the rates: how words were counted.
 TOKENIZER = "words:re-unicode-\\w+|punctuation:not-counted|v2"
@@ -69,60 +71,9 @@ def error_rates(outputs: Iterable[str], references: Iterable[Sequence[str]]) -> 
 SEGMENT_TYPES = {"all": ("G", "N"), "neutral": ("N",), "re-genderable": ("G",)}
 SILVER = "silver (rule output)"
 GOLD = "hand-checked"
-
-
-def error_rates_tables(
-    sets: Mapping[str, tuple[Sequence[Mapping], Mapping[str, Sequence[str]]]],
-    *,
-    silver: Collection[str] = (),
-    rules_not_applicable: Collection[str] = (),
-    revised: Mapping[str, int] | None = None,
-    rules: str = "rules",
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 3 in the paper's layout, and every measured rate in long form.
-
-    `sets` maps a test set to its records (``label``, ``variants``) and each system's output lines.
-    The paper layout leaves the rules' cells empty (with a note) on `silver` sets, whose
-    references are the rules' own output, so the rules score ~0 by construction, and on the sets
-    where the paper reports the rules as not applicable; the long table keeps every figure, with
-    ``in_paper_layout`` saying which ones the layout shows.
-    """
-    revised = dict(revised or {})
-    paper_rows, measured_rows = [], []
-    for name, (records, outputs) in sets.items():
-        reference = SILVER if name in silver else GOLD
-        for kind, labels in SEGMENT_TYPES.items():
-            chosen = [i for i, r in enumerate(records) if r["label"] in labels]
-            row: dict[str, object] = {"test_set": name, "reference": reference, "type": kind, "segments": len(chosen)}
-            notes = []
-            for system, lines in outputs.items():
-                rates = error_rates([lines[i] for i in chosen], [records[i]["variants"] for i in chosen])
-                shown = True
-                if system == rules and name in silver:
-                    shown = False
-                    notes.append("rules left out: the silver references are the rules' own output")
-                elif system == rules and name in rules_not_applicable:
-                    shown = False
-                    notes.append(
-                        "rules not applicable in the paper's layout; measured in table3_error_rates_measured.tsv"
-                    )
-                row[f"{system}_per_sentence"] = rates["per_sentence"] if shown else float("nan")
-                row[f"{system}_per_word"] = rates["per_word"] if shown else float("nan")
-                measured_rows.append(
-                    {
-                        "test_set": name,
-                        "reference": reference,
-                        "hand_revised": revised.get(name, 0),
-                        "type": kind,
-                        "system": system,
-                        **{key: rates[key] for key in ("sentences", "words", "errors", "per_sentence", "per_word")},
-                        "in_paper_layout": shown,
-                        "tokenizer": rates["tokenizer"],
-                    }
-                )
-            row |= {"note": "; ".join(notes), "hand_revised": revised.get(name, 0), "tokenizer": TOKENIZER}
-            paper_rows.append(row)
-    return pd.DataFrame(paper_rows), pd.DataFrame(measured_rows)
+#: Study B's systems in Table 3's order: the rewriter set-ups, then the POS-sequence rules.
+RULES = "rules"
+SYSTEMS = (*SETUPS, RULES)
 
 
 def read_outputs(paths: Mapping[str, str | Path], segments: int) -> dict[str, list[str]]:

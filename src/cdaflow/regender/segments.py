@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from cdaflow.io.conllu import Sentence, feats_dict, is_multiword, surface_tokens, words
 from cdaflow.regender.rules import Segment
 from cdaflow.regender.tagset import TagMap, Word, tag_surface_tokens
+from cdaflow.text.case import with_initial_case
 from cdaflow.text.parsing import Parser, merge_sentences
 
 __all__ = ["segment_from_sentence", "tag_texts"]
@@ -70,10 +71,7 @@ def segment_from_sentence(sentence: Sentence, tagmap: TagMap, text: str | None =
 
 def _probe(text: str) -> str:
     """`text` with its first letter lower-cased (after any opening ¿ ¡ or quote)."""
-    for i, char in enumerate(text):
-        if char.isalpha():
-            return text[:i] + char.lower() + text[i + 1 :]
-    return text
+    return with_initial_case(text, upper=False)
 
 
 def tag_texts(parser: Parser, texts: Iterable[str], tagmap: TagMap, *, batch_size: int = 64) -> Iterator[Segment]:

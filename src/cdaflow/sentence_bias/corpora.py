@@ -36,6 +36,7 @@ __all__ = [
     "derived_corpora",
     "pair_scores",
     "resplit",
+    "resplit_by_premise",
     "score_histogram",
     "subtract",
     "thresholds",
@@ -218,6 +219,36 @@ def resplit(pairs: Sequence[P], dev_size: int = 10_000, test_size: int = 10_000,
     test = [pairs[i] for i in order[dev_size : dev_size + test_size]]
     train = [pairs[i] for i in order[dev_size + test_size :]]
     return Split(train=train, dev=dev, test=test)
+
+
+def resplit_by_premise(pairs: Sequence[P], dev_size: int, test_size: int, seed: int = 0) -> Split:
+    """As :func:`resplit`, but every pair of a premise goes to the same part, so that no premise is in two
+    (SNLI has about three hypotheses per premise: a pair-level split puts nearly every dev/test premise in
+    train too).
+
+    Premises (whitespace-normalised text) are shuffled with ``default_rng(seed)``; whole premises go to dev
+    until it holds at least ``dev_size`` pairs, then to test until ``test_size``, the rest to train (so dev
+    and test can exceed their size by less than one premise's pairs). Raises ``ValueError`` when no premise
+    would be left for training.
+    """
+    resplit(pairs, dev_size, test_size, seed)  # the same checks of sizes
+    groups: dict[str, list[Any]] = {}
+    for pair in pairs:
+        groups.setdefault(" ".join(pair.premise.split()), []).append(pair)
+    shuffled = [list(groups.values())[i] for i in np.random.default_rng(seed).permutation(len(groups))]
+    parts: list[list[Any]] = [[], [], []]  # dev, test, train
+    targets = (dev_size, test_size)
+    part = 0
+    for group in shuffled:
+        while part < 2 and len(parts[part]) >= targets[part]:
+            part += 1
+        parts[part].extend(group)
+    if not parts[2]:
+        raise ValueError(
+            f"corpus too small to resplit by premise: {len(pairs)} pairs in {len(groups)} premises leave no "
+            f"training premise after dev_size={dev_size} and test_size={test_size}"
+        )
+    return Split(train=parts[2], dev=parts[0], test=parts[1])
 
 
 def derived_corpora(

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["debiased_vectors", "equalize", "gender_direction", "hard_debias", "neutralize"]
+__all__ = ["debiased_vectors", "equalize", "hard_debias", "neutralize"]
 
 _BLOCK = 65_536
 
@@ -127,41 +127,6 @@ def _equalize_inplace(
         matrix[ib] = -z * g + y
         done.append((a, b))
     return done
-
-
-def gender_direction(
-    matrix: np.ndarray,
-    vocab: Sequence[str] | Mapping[str, int],
-    definitional_pairs: Iterable[Sequence[str]],
-) -> np.ndarray:
-    """Unit gender direction: top principal component of the centred definitional pairs (debiaswe ``doPCA``).
-
-    For each pair (a, b) with both words in ``vocab``, the rows ``a - c`` and ``b - c`` with ``c = (a+b)/2`` are
-    stacked; the direction is their first principal component. Its sign is fixed so that ``(a - b) . g`` summed
-    over the pairs is positive, i.e. ``g`` points towards the first word of each pair (female in debiaswe's
-    ``definitional_pairs.json`` and in Dolci et al., whose female words have positive cosine with ``g``).
-    """
-    array = np.asarray(matrix)
-    index = _index(vocab, array.shape[0])
-    rows = []
-    diffs = []
-    for pair in definitional_pairs:
-        a, b = pair
-        if a in index and b in index:
-            va = array[int(index[a])].astype(np.float64)
-            vb = array[int(index[b])].astype(np.float64)
-            center = (va + vb) / 2
-            rows.extend([va - center, vb - center])
-            diffs.append(va - vb)
-    if not rows:
-        raise ValueError("no definitional pair has both words in the vocabulary")
-    stacked = np.vstack(rows)
-    stacked -= stacked.mean(axis=0)
-    _, _, vt = np.linalg.svd(stacked, full_matrices=False)
-    g = vt[0]
-    if np.sum(np.vstack(diffs) @ g) < 0:
-        g = -g
-    return g / np.linalg.norm(g)
 
 
 def neutralize(

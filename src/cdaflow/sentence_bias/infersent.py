@@ -40,7 +40,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -640,3 +640,13 @@ class InferSent:
         ``np.bincount(argmax[i], minlength=len(tokens[i]))``.
         """
         return self._run(sentences, batch_size, tokenize_input)
+
+
+def senteval_batcher(model: InferSent, batch_size: int = 128) -> Callable[[Sequence[str]], np.ndarray]:
+    """`model` as SentEval's batcher runs InferSent (``examples/infersent.py``: ``encode(..., tokenize=False)``).
+
+    SentEval hands over text it has already tokenised, so it is split on whitespace only; tokenising it
+    again changes tokens (``#1``, ``S&P``, ```word``) and, through v1's max over padding, the embeddings of
+    whole batches.  Raw sentences (SEAT's) go through :meth:`InferSent.encode` with its tokenizer instead.
+    """
+    return lambda sentences: model.encode(list(sentences), batch_size, tokenize_input=False)

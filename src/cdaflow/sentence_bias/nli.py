@@ -135,8 +135,8 @@ def read_nli_corpus(
 
     ``jsonl``: the official SNLI layout, ``snli_1.0_{train,dev,test}.jsonl`` in `folder`, splits
     kept. ``senteval``: SentEval's ``s1/s2/labels.<split>`` files; every split present is
-    pooled and re-split with `dev_size` dev and `test_size` test pairs (seeded, as the Sub/Aug
-    corpora are), the rest train: a sample without a train split still trains a model.
+    pooled and re-split by premise (no premise in two parts; `dev_size` and `test_size` pairs or
+    a premise's few more, seeded), the rest train: a sample without a train split still trains a model.
     """
     folder = Path(folder)
     if fmt == "jsonl":
@@ -147,13 +147,13 @@ def read_nli_corpus(
         return {split: read_snli_jsonl(path) for split, path in files.items()}
     if fmt != "senteval":
         raise ValueError(f"unknown NLI format {fmt!r}; use one of {NLI_FORMATS}")
-    from cdaflow.sentence_bias.corpora import resplit
+    from cdaflow.sentence_bias.corpora import resplit_by_premise
 
     present = [split for split in SNLI_SPLITS if (folder / f"labels.{split}").is_file()]
     if not present:
         raise FileNotFoundError(f"SentEval NLI folder {folder}: no labels.{{train,dev,test}} file")
     pooled = [pair for split in present for pair in read_senteval_nli(folder, split)]
-    parts = resplit(pooled, dev_size, test_size, seed=seed)
+    parts = resplit_by_premise(pooled, dev_size, test_size, seed=seed)
     return {"train": list(parts.train), "dev": list(parts.dev), "test": list(parts.test)}
 
 

@@ -12,9 +12,9 @@ from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
-from cdaflow.sentence_bias.infersent import InferSent
+from cdaflow.sentence_bias.infersent import InferSent, senteval_batcher
 from cdaflow.sentence_bias.seat import SEAT_FILES, read_seat, run_seat
-from cdaflow.sentence_bias.senteval import run_senteval
+from cdaflow.sentence_bias.senteval import ClassifierSettings, run_senteval
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
@@ -28,7 +28,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     device = rule_device(smk)
     encoder = InferSent.load(model_dir, vectors, device=device)
 
-    def encode(sentences):
+    def encode(sentences):  # SEAT's raw sentences: InferSent's tokenizer
         return encoder.encode(list(sentences))
 
     tests, missing = [], []
@@ -49,7 +49,9 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         reason = "no SentEval data folder configured (studies.sentence_bias.senteval.root)"
         senteval = pd.DataFrame([{"task": task, "status": "missing", "reason": reason} for task in p.tasks])
     else:
-        senteval = pd.DataFrame(run_senteval(encode, root, p.tasks, seed=p.seed, kfold=p.kfold))
+        classifier = ClassifierSettings.from_config(p.classifier, device=device, n_jobs=smk.threads)
+        rows = run_senteval(senteval_batcher(encoder), root, p.tasks, seed=p.seed, kfold=p.kfold, classifier=classifier)
+        senteval = pd.DataFrame(rows)
     senteval.insert(0, "model", smk.wildcards.model)
     write_tsv_atomic(senteval, Path(smk.output.senteval))
     log.info("SentEval: %s", senteval.reindex(columns=["task", "status", "score"]).to_dict("records"))

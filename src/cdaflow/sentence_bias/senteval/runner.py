@@ -10,7 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from cdaflow.sentence_bias.senteval.classifiers import DEFAULT_SEED, inner_kfold_eval, kfold_eval, split_eval
+from cdaflow.sentence_bias.senteval.classifiers import (
+    DEFAULT_SEED,
+    SKLEARN_LIBLINEAR,
+    ClassifierSettings,
+    inner_kfold_eval,
+    kfold_eval,
+    split_eval,
+)
 from cdaflow.sentence_bias.senteval.data import Split, TaskDataMissing
 from cdaflow.sentence_bias.senteval.relatedness import _pearson, _spearman, pair_features, relatedness_eval
 from cdaflow.sentence_bias.senteval.tasks import PAPER_TASKS, TaskSpec, get_task, resolve_task_folder
@@ -73,7 +80,9 @@ def _cosine_rows(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.nan_to_num(cos)
 
 
-def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, batch_size, solver) -> dict[str, Any]:
+def _evaluate(
+    encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, batch_size, classifier: ClassifierSettings
+) -> dict[str, Any]:
     if spec.protocol == "sts":
         subsets, pearsons, spearmans, sizes = {}, [], [], []
         for name, split in data.items():
@@ -100,10 +109,10 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
     if spec.protocol == "inner_kfold":
         split = data["all"]
         res = inner_kfold_eval(
-            _features(encode, split, batch_size), split.labels, kfold=kfold, seed=seed, solver=solver
+            _features(encode, split, batch_size), split.labels, kfold=kfold, seed=seed, classifier=classifier
         )
-        # The C chosen inside each outer fold differs from fold to fold: the row names none.
-        return _accuracy_row(res, len(split), sizes, chosen_c=False, kfold=kfold)
+        # The reg chosen inside each outer fold differs from fold to fold: the row names none.
+        return _accuracy_row(res, len(split), sizes, classifier, chosen_reg=False, kfold=kfold)
     if spec.protocol == "kfold":
         train, test = data["train"], data["test"]
         res = kfold_eval(
@@ -113,9 +122,9 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
             test.labels,
             kfold=kfold,
             seed=seed,
-            solver=solver,
+            classifier=classifier,
         )
-        row = _accuracy_row(res, len(test), sizes, chosen_c=True, kfold=kfold)
+        row = _accuracy_row(res, len(test), sizes, classifier, chosen_reg=True, kfold=kfold)
         if spec.name == "MRPC":
             from sklearn.metrics import f1_score
 
@@ -124,8 +133,8 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
         return row
     if spec.protocol == "split":
         test = data["test"]
-        res = split_eval(*_split_features(encode, data, batch_size), seed=seed, solver=solver)
-        return _accuracy_row(res, len(test), sizes, chosen_c=True)
+        res = split_eval(*_split_features(encode, data, batch_size), seed=seed, classifier=classifier)
+        return _accuracy_row(res, len(test), sizes, classifier, chosen_reg=True)
     if spec.protocol == "relatedness":
         test = data["test"]
         res = relatedness_eval(*_split_features(encode, data, batch_size), seed=seed)
@@ -144,13 +153,17 @@ def _evaluate(encode, spec: TaskSpec, data: dict[str, Split], *, seed, kfold, ba
 
 
 def _accuracy_row(
-    res: dict[str, Any], n: int, sizes: dict[str, int], *, chosen_c: bool, kfold: int | None = None
+    res: dict[str, Any], n: int, sizes: dict[str, int], classifier: ClassifierSettings, *, chosen_reg: bool,
+    kfold: int | None = None,
 ) -> dict[str, Any]:
-    """A classification task's result row: accuracy as the score, the classifier's ``C`` with
-    `chosen_c`, the test size, ``kfold`` where folds were used, then the split sizes."""
+    """A classification task's result row: accuracy as the score, the classifier's name, the chosen
+    regularisation (``C`` or ``l2reg``) with `chosen_reg`, the test size, ``kfold`` where folds were used,
+    then the split sizes."""
     row: dict[str, Any] = {"metric": "acc", "score": res["acc"], "acc": res["acc"], "devacc": res["devacc"]}
-    if chosen_c:
-        row["C"] = res["C"]
+    row["classifier"] = classifier.name()
+    if chosen_reg:
+        key = "l2reg" if classifier.usepytorch else "C"
+        row[key] = res[key]
     row["n"] = n
     if kfold is not None:
         row["kfold"] = kfold
@@ -165,7 +178,7 @@ def run_senteval(
     *,
     kfold: int = 10,
     batch_size: int = 128,
-    solver: str = "liblinear",
+    classifier: ClassifierSettings = SKLEARN_LIBLINEAR,
 ) -> list[dict[str, Any]]:
     """Evaluate ``encode`` on SentEval tasks; one row per task, in the order asked.
 
@@ -175,6 +188,8 @@ def run_senteval(
     else the test split) and per-protocol details (``devacc``, ``n_train``/``n_dev``/``n_test``, ...).
     A task whose files are absent is reported with ``status="missing"``, ``score=None`` and a ``reason``
     naming the expected files -- never dropped.  Unknown task names raise ``ValueError`` before any work.
+    `classifier` defaults to the toolkit's scikit-learn path; the workflow's default (``senteval.classifier``)
+    is its PyTorch standard setting.
     """
     specs = [get_task(name) for name in tasks]
     rows: list[dict[str, Any]] = []
@@ -188,7 +203,9 @@ def run_senteval(
             )
             continue
         start = time.perf_counter()
-        result = _evaluate(encode, spec, data, seed=seed, kfold=kfold, batch_size=batch_size, solver=solver)
+        result = _evaluate(
+            encode, spec, data, seed=seed, kfold=kfold, batch_size=batch_size, classifier=classifier
+        )
         rows.append({"task": spec.name, "status": "ok", **result})
         log.info("SentEval %s: %s %s in %.1f s", spec.name, result.get("metric"), result.get("score"),
                  time.perf_counter() - start)
