@@ -64,3 +64,14 @@ def test_hub_refs_and_folder_names() -> None:
         hub_refs({"x": {"hub": "org/m"}, "y": {"hub": "org/m", "revision": "v2"}})
     with pytest.raises(HubError, match="not a Hub repository id"):
         hub_folder_name("../etc")
+
+
+def test_hub_disabled_by_the_environment_is_said_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    with mock_server() as server, pytest.raises(HubError, match="HF_HUB_OFFLINE is set") as error:
+        fetch_hub_model("org/tiny", tmp_path / "org--tiny", endpoint=server.base, **FAST)
+        assert not server.requests
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "org--tiny").exists()

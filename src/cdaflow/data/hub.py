@@ -94,6 +94,13 @@ def fetch_hub_model(
     pinned = lockfile.get(_lock_name(repo_id), "(snapshot)") if lockfile is not None else None
     pinned_commit = pinned.url.rsplit("/", 1)[-1] if pinned is not None else None
     asked = revision or pinned_commit or "main"
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        raise HubError(
+            f"{repo_id}: HF_HUB_OFFLINE is set in the environment, so the Hub at {endpoint} cannot be reached; "
+            f"unset it to fetch, or save the model by hand in {dest}"
+        )
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     os.environ["HF_HUB_DOWNLOAD_TIMEOUT"] = str(int(timeout))
     with atomic_directory(dest) as build:

@@ -95,15 +95,14 @@ class TransformerEncoder:
         if local.exists():
             if not (local / "modules.json").is_file() and not (local / "config.json").is_file():
                 raise FileNotFoundError(f"{local}: not a sentence-transformers model folder (no modules.json)")
-            # A local folder must never reach for the Hub (offline machines, reproducibility);
-            # huggingface_hub reads this once, at import.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
 
         from cdaflow.io.weights import quiet_libraries
 
         with quiet_libraries():  # no "Loading weights" bar nor deprecation notes on stderr at every load
-            model = SentenceTransformer(str(name_or_path), device=device or "cpu")
+            # A local folder never reaches for the Hub (offline machines, reproducibility); asked per
+            # load rather than through HF_HUB_OFFLINE, which would leak into every later Hub fetch.
+            model = SentenceTransformer(str(name_or_path), device=device or "cpu", local_files_only=local.exists())
         model.eval()
         return cls(model, max_length=max_length)
 
