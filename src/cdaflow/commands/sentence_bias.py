@@ -186,6 +186,7 @@ def _transformer(model: str):
     """A folder, else an installed package bundling a model, else a Hub id; one line when it does not load."""
     import importlib.util
 
+    from cdaflow.io.weights import broken_file
     from cdaflow.sentence_bias.transformer import TransformerEncoder
 
     try:
@@ -200,32 +201,7 @@ def _transformer(model: str):
         raise
     except Exception as error:  # noqa: BLE001 - safetensors, json, tokenizers, torch: each its own type
         raise ValueError(f"--model {model}: cannot load the sentence-transformers model: "
-                         f"{_broken_file(model) or ' '.join(str(error).split())[:300]}") from None
-
-
-def _broken_file(model: str) -> str | None:
-    """Which file of a local model folder does not read (a truncated .safetensors, bad JSON), if one."""
-    import json
-
-    folder = Path(model)
-    if not folder.is_dir():
-        return None
-    for path in sorted(folder.rglob("*")):
-        if path.suffix == ".safetensors":
-            from safetensors import safe_open
-
-            try:
-                with safe_open(str(path), framework="pt") as handle:
-                    for key in handle.keys():
-                        handle.get_slice(key)
-            except Exception as error:  # noqa: BLE001 - SafetensorError and friends
-                return f"{path}: not a readable safetensors file ({' '.join(str(error).split())[:160]})"
-        elif path.suffix == ".json":
-            try:
-                json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, OSError) as error:
-                return f"{path}: not valid JSON ({error})"
-    return None
+                         f"{broken_file(model) or ' '.join(str(error).split())[:300]}") from None
 
 
 def _read_words(path: Path):

@@ -20,10 +20,10 @@ import pandas as pd
 
 from cdaflow.gap_subjective.threshold import Thresholds, score_transfers
 from cdaflow.io.structured import read_mapping
-from cdaflow.io.weights import quiet_libraries
+from cdaflow.io.weights import broken_file, quiet_libraries
 
 __all__ = [
-    "MANIFEST", "Subjectivizer", "broken_file", "bundle", "load_fluency_scorer", "read_manifest", "write_manifest",
+    "MANIFEST", "Subjectivizer", "bundle", "load_fluency_scorer", "read_manifest", "write_manifest",
 ]
 
 MANIFEST = "manifest.json"
@@ -132,28 +132,6 @@ def _link_tree(source: Path, destination: Path) -> None:
     if not source.is_dir():
         raise FileNotFoundError(f"{source}: no such model folder")
     shutil.copytree(source, destination, copy_function=link)
-
-
-def broken_file(folder: Path) -> str | None:
-    """Which file of a model folder does not read (a truncated .safetensors, bad JSON), if one does not."""
-    if not folder.is_dir():
-        return None
-    for path in sorted(folder.rglob("*")):
-        if path.suffix == ".safetensors":
-            from safetensors import safe_open
-
-            try:
-                with safe_open(str(path), framework="pt") as handle:
-                    for key in handle.keys():
-                        handle.get_slice(key)
-            except Exception as error:  # noqa: BLE001 - SafetensorError and its kin
-                return f"{path}: not a readable safetensors file ({' '.join(str(error).split())[:160]})"
-        elif path.suffix == ".json":
-            try:
-                json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, OSError) as error:
-                return f"{path}: not valid JSON ({error})"
-    return None
 
 
 # What :func:`write_manifest` writes: key -> the JSON types its value may have.

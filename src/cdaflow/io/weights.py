@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load_state", "load_torch_file", "quiet_libraries"]
+__all__ = ["broken_file", "load_state", "load_torch_file", "quiet_libraries"]
 
 # -- reading saved weights -------------------------------------------------------------------
 # What torch.load raises on a file that is not a checkpoint: random bytes (UnpicklingError), a
@@ -89,3 +89,29 @@ def quiet_libraries() -> Iterator[None]:
         finally:
             if bars:
                 hf_logging.enable_progress_bar()
+
+
+
+def broken_file(folder: str | os.PathLike[str]) -> str | None:
+    """Which file of a model folder does not read (a truncated .safetensors, bad JSON), if one does not."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.rglob("*")):
+        if path.suffix == ".safetensors":
+            from safetensors import safe_open
+
+            try:
+                with safe_open(str(path), framework="numpy") as handle:  # reads headers, no torch needed
+                    for key in handle.keys():
+                        handle.get_slice(key)
+            except Exception as error:  # noqa: BLE001 - SafetensorError and its kin
+                return f"{path}: not a readable safetensors file ({' '.join(str(error).split())[:160]})"
+        elif path.suffix == ".json":
+            import json
+
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, OSError) as error:
+                return f"{path}: not valid JSON ({error})"
+    return None
