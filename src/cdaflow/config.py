@@ -157,9 +157,18 @@ def _check_morph_cda(config: dict[str, Any], source: str) -> None:
         from cdaflow.morph_cda.language import load as load_language
 
         try:
-            load_language(lang)  # resources/morph_cda/languages/<lang>.yaml, against its schema
+            language = load_language(lang)  # resources/morph_cda/languages/<lang>.yaml, against its schema
         except LanguageError as exc:
             raise ConfigError(f"{source}: {prefix}: {exc}") from None
+        if morph_cda["extrinsic"]["enabled"] and (spec.get("corpora") or spec.get("corpus_treebanks")):
+            if not language.probes:
+                raise ConfigError(
+                    f"{source}: {prefix}.corpora: the extrinsic evaluation (§5.2) needs probe phrases, and "
+                    f"{language.source} names none (probes:); write them (resources/morph_cda/probes/) or "
+                    f"give the language no corpora"
+                )
+            if not Path(language.probes).is_file():
+                raise ConfigError(f"{source}: {language.source}: probes: no such file {language.probes!r}")
         annotations = spec["annotations"]
         if not Path(annotations).is_file():
             raise ConfigError(f"{source}: {prefix}.annotations: no such file {annotations!r}")

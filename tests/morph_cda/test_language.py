@@ -123,3 +123,28 @@ def test_the_config_check_reads_each_configured_language(monkeypatch):
     config["studies"]["morph_cda"]["languages"] = {"xx": spec}
     with pytest.raises(cdaflow_config.ConfigError, match=r"studies.morph_cda.languages.xx: .*no Study A language"):
         cdaflow_config.validate(config, source="test")
+
+
+def test_a_language_with_corpora_but_no_probes_stops_at_start_up(tmp_path, monkeypatch):
+    from cdaflow import config as cdaflow_config
+
+    monkeypatch.chdir(languages.LANGUAGES_DIR.parents[2])
+    config = cdaflow_config.load("config.yaml")
+    spec = config["studies"]["morph_cda"]["languages"]["es"]
+    config["studies"]["morph_cda"]["languages"] = {"es": spec}
+    assert spec["corpora"]  # the demo augments its corpora: probes are needed
+    text = (PROJECT_FILES / "es.yaml").read_text(encoding="utf-8")
+
+    def check(case, edited):
+        folder = tmp_path / case  # a folder per case: language files are cached by folder
+        folder.mkdir()
+        (folder / "es.yaml").write_text(edited, encoding="utf-8")
+        monkeypatch.setattr(languages, "LANGUAGES_DIR", folder)
+        cdaflow_config.validate(config, source="test")
+
+    ConfigError = cdaflow_config.ConfigError
+    with pytest.raises(ConfigError, match=r"languages.es.corpora: .*needs probe phrases.*es.yaml names none"):
+        check("none", text.replace("probes: resources/morph_cda/probes/es.yaml", "probes: null"))
+    with pytest.raises(ConfigError, match=r"es.yaml: probes: no such file 'resources/morph_cda/probes/xx.yaml'"):
+        check("missing", text.replace("probes/es.yaml", "probes/xx.yaml"))
+    check("named", text)

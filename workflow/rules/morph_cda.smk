@@ -11,6 +11,14 @@ MORPH = config["studies"]["morph_cda"]
 MORPH_LANGUAGE_FILES = "resources/morph_cda/languages"
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
+
+
+def morph_language(lang):
+    """The language file resources/morph_cda/languages/<lang>.yaml, read and checked."""
+    from cdaflow.morph_cda.language import load
+
+    return load(lang)
+
 LM_CORPORA = ("original", "swap", "mrf")
 # Languages with corpora to augment (§5.2), and their parsed text: corpus shards, then treebank splits.
 MORPH_EXTRINSIC_LANGUAGES = [
@@ -221,7 +229,8 @@ rule morph_cda_probes:
     input:
         lms=[f"{MORPH_OUT}/{{lang}}/lm/{corpus}" for corpus in LM_CORPORA],
         model=f"{MORPH_OUT}/{{lang}}/models/lin",
-        probes="resources/morph_cda/probes/{lang}.yaml",
+        # named by the language file (checked at start-up: a language with corpora to augment has them)
+        probes=lambda wc: morph_language(wc.lang).probes,
     output:
         f"{MORPH_OUT}/{{lang}}/probes.tsv",
     log:

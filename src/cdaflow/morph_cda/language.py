@@ -118,6 +118,7 @@ class Language:
     hunspell: tuple[str, ...]
     hunspell_marks_gender: bool
     gazetteer: str | None
+    probes: str | None  # the probe phrases of §5.2 (cdaflow.morph_cda.probes)
     articles: Mapping[str, tuple[tuple[str, str], ...]]  # form -> ((gender, number), ...)
     contractions: Mapping[tuple[str, str], str]  # (preposition, article) -> contracted
     alternations: tuple[Alternation, ...]
@@ -338,6 +339,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         hunspell=tuple(data.get("hunspell", [])),
         hunspell_marks_gender=bool(data.get("hunspell_marks_gender", False)),
         gazetteer=data.get("gazetteer"),
+        probes=data.get("probes"),
         articles={form.lower(): tags(value) for form, value in (data.get("articles") or {}).items()},
         contractions={
             (preposition, article): joined

@@ -91,6 +91,12 @@ class ProbeLanguage:
         path = Path(directory) / f"{lang}.yaml"
         if not path.is_file():
             raise FileNotFoundError(f"no probe phrases for {lang!r}: {path} is missing")
+        return cls.read(path)
+
+    @classmethod
+    def read(cls, path: str | Path) -> ProbeLanguage:
+        """The probe phrases of one file (the one a language file names under ``probes:``)."""
+        path = Path(path)
         return cls(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
 
     def _article(self, gender: str, following: str) -> tuple[str, str]:

@@ -16,7 +16,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     lang = smk.wildcards.lang
     gazetteer = Gazetteer.read(Path(smk.input.model) / "gazetteer.tsv")
-    language = ProbeLanguage.load(lang, Path(smk.input.probes).parent)
+    language = ProbeLanguage.read(smk.input.probes)
     probes = language.probes(sorted(gazetteer.to_fem.items()))
     table = pd.DataFrame([vars(p) for p in probes])
     for folder in map(Path, smk.input.lms):
