@@ -112,6 +112,13 @@ def model_ref_input(ref):
 STUDY_TARGETS = {}
 
 
+def morph_language(lang):
+    """Study A's language file resources/morph_cda/languages/<lang>.yaml, read and checked."""
+    from cdaflow.morph_cda.language import load
+
+    return load(lang)
+
+
 def all_targets():
     targets = ["results/common/parsing_summary.tsv"]
     for study, study_targets in STUDY_TARGETS.items():

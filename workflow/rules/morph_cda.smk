@@ -12,13 +12,6 @@ MORPH_LANGUAGE_FILES = "resources/morph_cda/languages"
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
 
-
-def morph_language(lang):
-    """The language file resources/morph_cda/languages/<lang>.yaml, read and checked."""
-    from cdaflow.morph_cda.language import load
-
-    return load(lang)
-
 LM_CORPORA = ("original", "swap", "mrf")
 # Languages with corpora to augment (§5.2), and their parsed text: corpus shards, then treebank splits.
 MORPH_EXTRINSIC_LANGUAGES = [
