@@ -11,7 +11,6 @@ MORPH = config["studies"]["morph_cda"]
 MORPH_LANGUAGE_FILES = "resources/morph_cda/languages"
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []
-
 LM_CORPORA = ("original", "swap", "mrf")
 # Languages with corpora to augment (§5.2), and their parsed text: corpus shards, then treebank splits.
 MORPH_EXTRINSIC_LANGUAGES = [
