@@ -1,8 +1,10 @@
-"""A slice of the demo DAG on a real SLURM scheduler with `--workflow-profile profiles/slurm`.
+"""Slices of the demo and of the paper rehearsal on a real SLURM scheduler (`--workflow-profile profiles/slurm`).
 
 A one-node cluster (tests/workflow/slurm_cluster.py) with a stand-in GPU runs gap_subjective_wnc
 and then gap_subjective_fluency_lm, the latter a `gpu=1` rule: the test checks from slurmctld's job
-records that the GPU request reached sbatch for that job only. Skipped, with the reason, where the
+records that the GPU request reached sbatch for that job only. The paper config's rehearsal (Study C's
+first steps) fetches its dataset and Hub model on the submit host and submits only the two compute jobs.
+Skipped, with the reason, where the
 cluster cannot start. The fast tests below check the cluster helper itself (its slurm.conf, and that
 a daemon that fails to start is reported at once and leaves no process behind).
 """
@@ -165,3 +167,70 @@ def test_a_daemon_that_fails_to_start_is_reported_and_stopped(
     pid = cluster.processes["munged"].pid
     stop_and_check(cluster)
     assert not pid_alive(pid) and set(cluster.processes) == {"munged"}
+
+
+# The paper config's Study C start on the cluster: its two downloads (WNC, the detector's RoBERTa) must
+# run here, on the submit host, and only the two compute jobs reach slurmctld.
+REHEARSAL_TARGET = "results/gap_subjective/detector/model"
+REHEARSAL_JOBS = {"gap_subjective_wnc", "gap_subjective_detector"}
+
+
+@pytest.mark.slow
+@pytest.mark.slurm
+@pytest.mark.shared_data
+def test_rehearsal_slice_runs_through_slurm(
+    slurm: SlurmCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.mock_servers import mock_server
+    from tests.workflow import rehearsal
+
+    if not rehearsal.SHARED.is_dir():
+        pytest.skip(f"{rehearsal.SHARED} is absent: the fixtures are cut from its real samples")
+    paper = rehearsal.paper_config()
+    copy = project_copy(tmp_path)
+    wnc = tmp_path / "fixtures" / "wnc"
+    wnc.mkdir(parents=True)
+    for name, data in rehearsal.wnc().items():
+        (wnc / name).write_bytes(data)
+    roberta = tmp_path / "fixtures" / "roberta-base"
+    roberta.mkdir()
+    rehearsal.roberta_base(roberta, rehearsal.english_sentences())
+    for name, value in slurm.env.items():
+        monkeypatch.setenv(name, value)
+    venv_bin = Path(sys.executable).parent
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv_bin.parent))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(venv_bin), slurm.env["PATH"]]))
+    with mock_server() as server:
+        url = paper["datasets"]["wnc"]["url"]
+        archive = wnc / rehearsal.url_file_name(url)
+        served = server.serve_file(url, archive)
+        server.serve_repo("roberta-base", roberta)
+        overlay = {
+            "datasets": {"wnc": {"url": served, "sha256": rehearsal.sha256(archive)}},
+            "downloads": {"hub_endpoint": server.base, "retries": 1, "backoff": 0.5},
+            "compute": {"mem_mb": 1000},  # within the test node's memory; the paper rules ask the config's
+        }
+        (copy / "urls.yaml").write_text(yaml.safe_dump(overlay, sort_keys=False), encoding="utf-8")
+        result = snakemake(
+            REHEARSAL_TARGET,
+            "--configfile", "config/paper.yaml", "config/rehearsal.yaml", "urls.yaml",
+            "--workflow-profile", "profiles/slurm",
+            "--default-resources", "mem_mb=1000", "runtime=10",
+            "--slurm-init-seconds-before-status-checks", "2",
+            "--seconds-between-status-checks", "2",
+            cwd=copy,
+        )
+        requests = server.requests
+    output = result.stdout[-4000:] + result.stderr[-4000:]
+    assert result.returncode == 0, output + "\nslurmctld log:\n" + slurm.log_tail("slurmctld")
+    # The downloads ran on this host (the server saw them) and were never submitted.
+    assert any(request.endswith(rehearsal.url_file_name(url)) for request in requests), requests
+    assert any("/api/models/roberta-base" in request for request in requests), requests
+    jobs = {job["Comment"]: job for job in slurm.jobs()}
+    assert set(jobs) == {f"rule_{rule}" for rule in REHEARSAL_JOBS}, jobs
+    for job in jobs.values():
+        assert job["JobState"] == "COMPLETED" and job["ExitCode"] == "0:0", job
+        assert job["BatchHost"] == slurm.node_name
+    assert jobs["rule_gap_subjective_detector"].get("TresPerJob") == "gres:gpu:1"  # compute.gpu: 1, a GPU rule
+    assert "gpu" not in jobs["rule_gap_subjective_wnc"].get("TresPerJob", "")  # a CPU rule asks for none
+    assert (copy / REHEARSAL_TARGET / "config.json").is_file()
