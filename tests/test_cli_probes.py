@@ -582,21 +582,21 @@ def test_dev_stdout_is_standard_output(ws):
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_leaves_the_old_output_and_no_temporary_file(ws, sig, code):
-    big = ws / "big.conllu"
-    if not big.exists():
-        with open(big, "w") as handle:
-            for n in range(60_000):
-                handle.write(GOLD.replace("s1", f"s{n}"))
     output = ws / f"signalled-{sig.name}.conllu"
     output.write_text(PREVIOUS)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # The input is a pipe the test holds open: the command is mid-stream, with its temporary output
+    # written, for as long as the test wants (a large file raced a busy machine: it could finish first).
     process = subprocess.Popen([sys.executable, "-m", "cdaflow.cli", "parse", "--lang", "es", "--backend", "gold",
-                                "--format", "conllu", "--input", str(big), "--output", str(output)],
-                               env=env, stderr=subprocess.PIPE, text=True)
+                                "--format", "conllu", "--input", "-", "--output", str(output)],
+                               env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdin.write("".join(GOLD.replace("s1", f"s{n}") for n in range(50)))
+    process.stdin.flush()
     deadline = time.monotonic() + 300
     while not list(ws.glob(f".{output.name}.*.tmp")) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert process.poll() is None, "the command ended before it could be signalled"
+    assert list(ws.glob(f".{output.name}.*.tmp")), "no temporary output within 300 s"
     process.send_signal(sig)
     _, err = process.communicate(timeout=300)
     assert process.returncode == code, err
