@@ -40,7 +40,8 @@ def test_lines_shared_with_the_test_sets_have_the_same_gold():
     # Everyday lines recur (Lo sé., No pasa nada.): written apart, they must be labelled alike.
     from cdaflow.regender.testsets import TEST_SETS
 
-    chat = {row.segment: row for name in ("chat.tsv", "chat_heldout.tsv") for row in read_test_set(CHALLENGE / name)}
+    names = ("chat.tsv", "chat_heldout.tsv", "chat_heldout2.tsv")
+    chat = {row.segment: row for name in names for row in read_test_set(CHALLENGE / name)}
     hand_checked = {row.segment: row for path in TEST_SETS.values() for row in read_test_set(path)}
     shared = chat.keys() & hand_checked.keys()
     assert len(shared) < len(chat) // 5
@@ -76,8 +77,7 @@ def test_script_scores_a_small_file(tmp_path, capsys):
     small.write_text(
         "id\tlabel\tkind\tsegment\tvariant\tnote\n"
         "a1\tG\tadjective\t¿Estás seguro?\t¿Estás segura?\t\n"
-        "a2\tG\tparticiple\tHa sido un día largo, estoy reventado.\tHa sido un día largo, estoy reventada.\t"
-        "a noun in another chunk: left alone\n"
+        "a2\tG\tclitic\t¿Los traigo?\t¿Las traigo?\tthe tagger reads a noun phrase (¿Los lunes?): left alone\n"
         "a3\tN\tneutral\tNos vemos mañana.\tNos vemos mañana.\t\n",
         encoding="utf-8",
     )
@@ -85,11 +85,11 @@ def test_script_scores_a_small_file(tmp_path, capsys):
     assert "G                  1 / 2    50.0" in out
     assert "N                  1 / 1   100.0" in out
     assert "neutral lines changed: 0 / 1" in out
-    assert "a2 [G participle]" in out and "a1 [G" not in out
+    assert "a2 [G clitic]" in out and "a1 [G" not in out
 
 
 @needs_spacy
-@pytest.mark.parametrize("name", ["chat.tsv", "chat_heldout.tsv"])
+@pytest.mark.parametrize("name", ["chat.tsv", "chat_heldout.tsv", "chat_heldout2.tsv"])
 def test_default_rules_reach_the_target(name, capsys):
     out = run_script(capsys, "--file", str(CHALLENGE / name))
     overall = next(line for line in out.splitlines() if line.startswith("all "))

@@ -189,7 +189,6 @@ def test_neutral_extended(extended, text, tags):
         ("Chicos, ¿estáis listos?", "NC-CM-FS-Vfin-ADJ-FS"),  # so does a vocative
         ("Mi madre está contenta.", "PPO-NC-Vfin-ADJ-FS"),
         ("La sopa, está buenísima.", "ART-NC-CM-Vfin-ADJ-FS"),  # a noun in another chunk
-        ("Ha sido un día largo, estoy reventada.", "VHfin-Vadj-ART-NC-ADJ-CM-Vfin-Vadj-FS"),
         ("Hola chicas, ¿cómo estáis?", "ITJN-ADJ-CM-FS-INT-Vfin-FS"),  # only whole chunks are fillers
     ],
 )
@@ -296,3 +295,42 @@ def test_every_listed_sequence_gives_its_label(either):
         if label == "G":
             changed = {tags[c.index] for c in decision.changes}
             assert changed == set(wanted) & set(tags), (sequence, decision.changes)
+
+
+@pytest.mark.parametrize(
+    ("text", "tags", "variant"),
+    [
+        # a first- or second-person linking verb, its adjectives, then any complement or clause
+        ("Estoy seguro de que todo saldrá bien.", "Vfin-ADJ-PREP-CQUE-QU-Vfin-ADV-FS",
+         "Estoy segura de que todo saldrá bien."),
+        ("Soy muy tímido con la gente nueva.", "Vfin-ADV-ADJ-PREP-ART-NC-ADJ-FS",
+         "Soy muy tímida con la gente nueva."),  # nueva is gente's
+        ("Estoy emocionado y un poco nervioso.", "Vfin-Vadj-CC-ART-ADV-ADJ-FS",
+         "Estoy emocionada y un poco nerviosa."),
+        ("Me siento sola desde que te fuiste.", "PPX-Vfin-ADJ-PREP-CQUE-PPX-Vfin-FS",
+         "Me siento solo desde que te fuiste."),
+        ("¿Por qué estás tan callado hoy?", "FS-PREP-INT-Vfin-ADV-Vadj-ADV-FS", "¿Por qué estás tan callada hoy?"),
+        # first person: the speaker, even after a noun in another chunk
+        ("Ha sido un día largo, estoy reventada.", "VHfin-Vadj-ART-NC-ADJ-CM-Vfin-Vadj-FS",
+         "Ha sido un día largo, estoy reventado."),
+        # an adjective alone between commas, in a segment that names no one
+        ("Tranquila, ya estoy acostumbrada.", "ADJ-CM-ADV-Vfin-Vadj-FS", "Tranquilo, ya estoy acostumbrado."),
+    ],
+)
+def test_predicative_clauses(extended, text, tags, variant):
+    decision = extended.decide(seg(text, tags))
+    assert (decision.label, decision.variant) == ("G", variant), decision
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("Lo siento muchísimo.", "PPC-Vfin-ADJ-FS"),  # sentir without its clitic links nothing
+        ("La tienda estaba cerrada cuando llegué.", "ART-NC-Vfin-Vadj-CSUB-Vfin-FS"),  # estaba after a noun
+        ("Soy buena persona.", "Vfin-ADJ-NC-FS"),  # an attributive adjective is its noun's
+        ("Encantada, yo soy Marta.", "Vadj-CM-PPX-Vfin-NP-FS"),  # the name is the referent
+    ],
+)
+def test_predicative_clauses_leave_referents_and_attributes(extended, text, tags):
+    decision = extended.decide(seg(text, tags))
+    assert decision.label in ("N", None) and not decision.changes, decision

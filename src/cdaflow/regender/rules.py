@@ -21,8 +21,10 @@ Two sequence sets (``sequences=`` of :meth:`RuleSet.load`, config key
 (``sequences.tsv``, ``rules.yaml``); ``extended`` (the default) adds the project's
 ``sequences_extension.tsv`` and ``rules_extension.yaml``: patterns for the paper's §3.1 contexts in
 general, chunks of interjections and greetings set aside (*Gracias, estoy encantado*), segments of
-several chunks decided chunk by chunk, and articles, possessives, group quantifiers and pronouns
-without their noun (*Eres la mejor*, *Gracias a todos*).
+several chunks decided chunk by chunk, articles, possessives, group quantifiers and pronouns
+without their noun (*Eres la mejor*, *Gracias a todos*), and, for what no sequence covers,
+predicative clauses: a first- or second-person linking verb and its adjectives, whatever follows
+(*Estoy seguro de que vendrá*; ``predicative_clause`` in ``rules_extension.yaml``).
 
 Lookup is one dict access per segment on the joined tag string (the extension's patterns are one
 compiled regular expression, its answers cached per tag string), so matching streams at tens of
@@ -55,6 +57,7 @@ EXTENSION_FILES = ("sequences_extension.tsv", "rules_extension.yaml")
 CLITIC_ENDINGS = ("lo", "la", "los", "las")
 PATTERN_SIGNS = frozenset("[]()|*?+")
 HABER = ("VHfin", "VHinf", "VHger")
+NO_GENDERED_VCL = "no gendered VCL"
 
 
 @dataclass(frozen=True)
@@ -293,6 +296,18 @@ class RuleSet:
         self.fillers = frozenset(" ".join(str(f).lower().split()) for f in r.get("fillers", []) or [])
         self._filler_words = max((len(f.split()) for f in self.fillers), default=0)
         self.trailing_interjections = re.compile(str(r.get("trailing_interjections") or "(?!)"))
+        clause = r.get("predicative_clause") or {}
+
+        def regex(key: str) -> re.Pattern[str]:
+            return re.compile("".join(str(clause.get(key) or "(?!)").split()))
+
+        self.clause_first_person, self.clause_other_persons = regex("first_person"), regex("other_persons")
+        self.clause_reflexive = regex("reflexive")
+        self.clause_reflexive_clitics = frozenset(str(w).lower() for w in clause.get("reflexive_clitics") or ())
+        self.clause_before_verb = frozenset(clause.get("before_verb") or ())
+        self.clause_starts = frozenset(clause.get("clause_starts") or ())
+        self.clause_adverbs = frozenset(clause.get("adverbs") or ())
+        self.clause_coordinators = frozenset(clause.get("coordinators") or ())
 
     @classmethod
     def load(cls, folder: str | Path = DEFAULT_RULES_DIR, sequences: str = "extended") -> RuleSet:
@@ -358,14 +373,11 @@ class RuleSet:
         return None if new is None else match_case(word, new)
 
     def _neutral_enclitic_base(self, lower: str) -> bool:
-        """The verb of a verb + clitics (dímelo -> di, pensarlo -> pensar) is one whose lo is neuter."""
-        if not self.neutral_enclitic_bases:
+        """The verb of a verb + lo (dímelo -> di, pensarlo -> pensar) is one whose lo is neuter; its
+        la/los/las still name someone or something (olvídala)."""
+        if not self.neutral_enclitic_bases or not lower.endswith("lo"):
             return False
-        base = lower
-        for ending in ("los", "las", "lo", "la"):
-            if base.endswith(ending):
-                base = base[: -len(ending)]
-                break
+        base = lower[:-2]
         base = re.sub(r"(me|te|se|nos|os)+$", "", base) or base
         return _strip_accents(base) in self.neutral_enclitic_bases
 
@@ -421,7 +433,7 @@ class RuleSet:
             found = self._match_cached(key, patterns)
             if found is None:
                 if neutral_vcl:
-                    return Decision("N", "VCL", key, "no gendered VCL", segment.text, ())
+                    return Decision("N", "VCL", key, NO_GENDERED_VCL, segment.text, ())
                 return Decision(None, None, key, "sequence not covered by the rules")
             label, category = found
             if label == "N":
@@ -534,6 +546,11 @@ class RuleSet:
         dropping = len(content) < len(chunks) or self._may_end_in_laughter(segment)
         decision = self._decide_part(segment, self._content(segment, chunks, fillers) if dropping else None,
                                      patterns=True)
+        if decision.label is None or decision.reason == NO_GENDERED_VCL:
+            kept = self._content(segment, chunks, fillers) if dropping else range(len(segment.tags))
+            clauses = self._predicative_clauses(segment, list(kept))
+            if clauses is not None:
+                return clauses
         if decision.label is not None or len(content) == 1:
             return decision
         # Several chunks: each decided alone, when none names a noun (a referent) and none is left
@@ -552,6 +569,72 @@ class RuleSet:
             return Decision("N", categories or None, key, "no gendered word in any chunk", segment.text, ())
         return Decision("G", categories, key, f"re-genderable {categories}, chunk by chunk",
                         self.render(segment, changes), changes)
+
+    def _predicative_clauses(self, segment: Segment, positions: Sequence[int]) -> Decision | None:
+        """G when some clause of the segment opens with a first- or second-person linking verb
+        followed by gendered adjectives (rules_extension.yaml, ``predicative_clause``): those change,
+        nothing else does. None when there is no such clause."""
+        tags, tokens = segment.tags, segment.tokens
+        changes: list[Change] = []
+        clause_open = True  # at the segment's start, or right after a clause start
+        noun_before = False  # a noun may be the referent (Chicos, ¿estáis listos?; La tienda estaba cerrada)
+        for k, i in enumerate(positions):
+            tag = tags[i]
+            if tag in ("NC", "NP"):
+                noun_before = True
+            if tag in self.clause_starts:
+                clause_open = True
+                continue
+            if not clause_open or tag in self.clause_before_verb:
+                continue
+            clause_open = False
+            if tag in ("ADJ", "Vadj") and not any(tags[j] in ("NC", "NP") for j in positions):
+                # an adjective alone between commas or marks (Tranquila, ya estoy acostumbrada), in a
+                # segment naming no one (Encantada, yo soy Marta names its referent)
+                alone, end = self._predicates_after(segment, positions[k:], frozenset({"CC"}))
+                if end == len(positions) or tags[positions[end]] in ("CM", FINAL):
+                    changes.extend(alone)
+                continue
+            word = tokens[i].lower()
+            if self.clause_reflexive.fullmatch(word) and not (
+                    k and tokens[positions[k - 1]].lower() in self.clause_reflexive_clitics):
+                continue  # Lo siento; Quedamos mañana
+            if self.clause_first_person.fullmatch(word) or (
+                    not noun_before and self.clause_other_persons.fullmatch(word)):
+                changes.extend(self._predicates_after(segment, positions[k + 1:])[0])
+        if not changes:
+            return None
+        key = self._key(tags)
+        return Decision("G", "ADJ,Vadj", key, "re-genderable ADJ,Vadj after a linking verb",
+                        self.render(segment, changes), tuple(changes))
+
+    def _predicates_after(self, segment: Segment, positions: Sequence[int],
+                          coordinators: frozenset[str] | None = None) -> tuple[list[Change], int]:
+        """The changes of the adjectives right after a linking verb: adverbs before them (un poco
+        too), coordinated ones; none when the last one stands before a noun (it is that noun's).
+        Also the index in `positions` of the first token after them."""
+        tags, tokens = segment.tags, segment.tokens
+        coordinators = self.clause_coordinators if coordinators is None else coordinators
+        changes: list[Change] = []
+        k = 0
+        while True:
+            while k < len(positions) and (tags[positions[k]] in self.clause_adverbs or (
+                    tags[positions[k]] == "ART" and k + 1 < len(positions) and tags[positions[k + 1]] == "ADV")):
+                k += 1
+            if k == len(positions) or tags[positions[k]] not in ("ADJ", "Vadj"):
+                break
+            i = positions[k]
+            if k + 1 < len(positions) and tags[positions[k + 1]] in ("NC", "NP"):
+                return [], k  # Soy buena persona: an attributive adjective agrees with its noun
+            new = self.flip_word(tags[i], tokens[i], None)
+            if new is None or new == tokens[i]:
+                break
+            changes.append(Change(i, tokens[i], new))
+            k += 1
+            if not (k + 1 < len(positions) and tags[positions[k]] in coordinators):
+                break
+            k += 1
+        return changes, k
 
     @staticmethod
     def render(segment: Segment, changes: Iterable[Change]) -> str:
