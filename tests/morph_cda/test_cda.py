@@ -283,3 +283,35 @@ def test_by_analogy_reinflects_irregular_words_from_their_own_form(original, reb
     from cdaflow.morph_cda.cda import by_analogy
 
     assert by_analogy(original, rebuilt, new) == expected
+
+
+class _SlipProbe:
+    """What CounterfactualGenerator._predicative_slip reads: an adjective lexicon, no Hunspell."""
+
+    def __init__(self, adjectives):
+        self.adjectives = adjectives
+
+    def _attested_adjective(self, form):
+        return self.adjectives.get(form)
+
+    def _gender_by_ending(self, form, feats):
+        return None
+
+
+@pytest.mark.parametrize(
+    ("word", "head", "relations", "slip"),
+    [
+        # spaCy's French: "Ma voisine semblait inquiète hier soir" (inquiète: a finite inquiéter)
+        ({"form": "inquiète", "upos": "VERB", "deprel": "xcomp", "feats": {"VerbForm": "Fin"}}, "VERB", set(), True),
+        # "... semblait fatiguée hier soir" (fatiguée: a bare noun)
+        ({"form": "fatiguée", "upos": "NOUN", "deprel": "xcomp", "feats": {}}, "VERB", {"advmod"}, True),
+        ({"form": "fatiguée", "upos": "NOUN", "deprel": "obj", "feats": {}}, "VERB", set(), False),  # not a predicate
+        ({"form": "fatiguée", "upos": "NOUN", "deprel": "xcomp", "feats": {}}, "VERB", {"det"}, False),  # a noun phrase
+        ({"form": "chante", "upos": "VERB", "deprel": "xcomp", "feats": {"VerbForm": "Fin"}}, "VERB", set(), False),
+        ({"form": "inquiète", "upos": "VERB", "deprel": "xcomp", "feats": {"VerbForm": "Fin"}}, None, set(), False),
+    ],
+)
+def test_a_predicate_taken_for_a_verb_or_a_noun_is_an_adjective(word, head, relations, slip):
+    probe = _SlipProbe({"inquiète": ("inquiet", {}), "fatiguée": ("fatigué", {})})
+    head_word = None if head is None else {"upos": head}
+    assert CounterfactualGenerator._predicative_slip(probe, word, head_word, relations) is slip

@@ -173,6 +173,7 @@ class CounterfactualGenerator:
             slip = (
                 (w["upos"] in ("VERB", "AUX") and "cop" in relations and feats.get("VerbForm") != "Part")
                 or (w["upos"] == "PROPN" and w["form"].islower() and relation(w["deprel"]) in ("amod", "xcomp"))
+                or self._predicative_slip(w, head, relations)
             )
             if slip and index not in nouns:
                 self._as_adjective(w, head if relation(w["deprel"]) == "amod" else None)
@@ -221,6 +222,18 @@ class CounterfactualGenerator:
                 w["feats"].pop("Number", None)
         _conjuncts_of_modifiers(ws)
         return ws
+
+    def _predicative_slip(self, w: dict, head: dict | None, relations: set[str]) -> bool:
+        """A predicate of a linking verb (xcomp: semblait inquiète, semblait fatiguée) that the
+        parser took for a finite verb or a bare noun, and whose form is an adjective's: the lexicon
+        attests it, or its ending shows a gender (a finite verb in xcomp is a slip in UD anyway)."""
+        if relation(w["deprel"]) != "xcomp" or head is None or head["upos"] not in ("VERB", "AUX"):
+            return False
+        finite_verb = w["upos"] == "VERB" and w["feats"].get("VerbForm") == "Fin"
+        bare_noun = w["upos"] == "NOUN" and not relations & {"det", "case", "nmod"}
+        form = w["form"].lower()
+        return (finite_verb or bare_noun) and bool(
+            self._attested_adjective(form) or self._gender_by_ending(form, w["feats"]))
 
     def _as_adjective(self, w: dict, source: dict | None) -> None:
         """Read a mis-tagged word as an adjective: the lemma, gender and number the reinflection
