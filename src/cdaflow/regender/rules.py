@@ -578,6 +578,7 @@ class RuleSet:
         changes: list[Change] = []
         clause_open = True  # at the segment's start, or right after a clause start
         noun_before = False  # a noun may be the referent (Chicos, ¿estáis listos?; La tienda estaba cerrada)
+        names_someone = any(tags[i] in ("NC", "NP") for i in positions)
         for k, i in enumerate(positions):
             tag = tags[i]
             if tag in ("NC", "NP"):
@@ -588,7 +589,7 @@ class RuleSet:
             if not clause_open or tag in self.clause_before_verb:
                 continue
             clause_open = False
-            if tag in ("ADJ", "Vadj") and not any(tags[j] in ("NC", "NP") for j in positions):
+            if tag in ("ADJ", "Vadj") and not names_someone:
                 # an adjective alone between commas or marks (Tranquila, ya estoy acostumbrada), in a
                 # segment naming no one (Encantada, yo soy Marta names its referent)
                 alone, end = self._predicates_after(segment, positions[k:], frozenset({"CC"}))
