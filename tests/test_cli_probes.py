@@ -586,10 +586,13 @@ def test_a_signal_leaves_the_old_output_and_no_temporary_file(ws, sig, code):
     output.write_text(PREVIOUS)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     # The input is a pipe the test holds open: the command is mid-stream, with its temporary output
-    # written, for as long as the test wants (a large file raced a busy machine: it could finish first).
+    # written, for as long as the test wants.
+    # The command keeps a SIGINT its parent ignores, as a background job's is (`make test &`): the
+    # test gives it the default disposition, as a terminal's Ctrl-C finds.
     process = subprocess.Popen([sys.executable, "-m", "cdaflow.cli", "parse", "--lang", "es", "--backend", "gold",
                                 "--format", "conllu", "--input", "-", "--output", str(output)],
-                               env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               env=env, stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     process.stdin.write("".join(GOLD.replace("s1", f"s{n}") for n in range(50)))
     process.stdin.flush()
     deadline = time.monotonic() + 300
