@@ -1,4 +1,4 @@
-"""Every command as a hostile user drives it (issue 22's probe table, rerun).
+"""Every command as a hostile user drives it: bad input, outputs that are inputs, broken models, signals.
 
 Each bad input must end with exit code 2, one line on stderr that names the file (and line) at
 fault, no traceback, and nothing written: an --output that existed keeps its bytes and no

@@ -14,7 +14,7 @@ from cdaflow.commands import cda, datasets, parse, regender, sentence_bias, subj
 from cdaflow.commands.common import check_outputs, progress_enabled
 from cdaflow.io.output import Terminated, exit_cleanly_on_signals, release_worker_queues
 
-# Each module adds one subcommand; study issues add theirs here.
+# Each module adds one subcommand; a new study's command is registered here.
 COMMANDS = (parse, datasets, cda, sentence_bias, regender, subjectivize)
 # Set to 1 to see the traceback of an unexpected error instead of its one-line summary.
 TRACEBACK_ENV = "CDAFLOW_TRACEBACK"
