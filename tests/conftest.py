@@ -7,6 +7,14 @@ from pathlib import Path
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+# One gold-annotated Spanish sentence in CoNLL-U, the commands' tests' smallest valid input.
+GOLD_CONLLU = (
+    "# sent_id = s1\n# text = La niña duerme.\n"
+    "1\tLa\tel\tDET\t_\tGender=Fem|Number=Sing\t2\tdet\t_\t_\n"
+    "2\tniña\tniño\tNOUN\t_\tGender=Fem|Number=Sing\t3\tnsubj\t_\t_\n"
+    "3\tduerme\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
+    "4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n"
+)
 
 
 def shared_data_dir() -> Path | None:

