@@ -7,7 +7,8 @@ of a model folder, or a built-in list), timing the first load and the checks:
 
 spylls is measured only where it is importable (it is not a dependency of the project:
 ``pip install --target /tmp/spylls spylls`` and ``PYTHONPATH=/tmp/spylls``). The command line tool
-is what cdaflow uses (cdaflow.morph_cda.hunspell).
+is what cdaflow uses (cdaflow.morph_cda.hunspell: one long-lived process; what that saves
+`cdaflow cda` is measured by benchmarks/lexicon_check_throughput.py).
 """
 
 from __future__ import annotations
@@ -51,10 +52,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         best = float("inf")
         for _ in range(args.repeat):
-            fresh = Hunspell(names)  # no cache: one command run over every word
-            started = time.perf_counter()
-            known = fresh.known(words)
-            best = min(best, time.perf_counter() - started)
+            with Hunspell(names) as fresh:  # no cache: the process starts, then one batch of every word
+                started = time.perf_counter()
+                known = fresh.known(words)
+                best = min(best, time.perf_counter() - started)
         print(f"{lang}: hunspell command: {len(words)} words, {len(known)} known, {best:.2f} s "
               f"({len(words) / best:,.0f} words/s, dictionary load included)")
         try:
