@@ -685,3 +685,56 @@ def test_sigterm_stops_the_parser_workers_too(ws):
     for pid in children:
         state = Path(f"/proc/{pid}/stat").read_text().split()[2] if Path(f"/proc/{pid}/stat").exists() else "gone"
         assert state in ("gone", "Z"), f"worker {pid} still {state}"
+
+
+@needs_spacy
+def test_a_reader_that_closes_early_stops_the_parser_workers(ws):
+    """--processes 2 into `| head -1`: the command ends quietly instead of waiting on its workers for ever."""
+    text = ws / "many.txt"
+    if not text.exists():
+        text.write_text("La profesora del pueblo está cansada y su hermano también.\n" * 30_000)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    argv = ["parse", "--lang", "es", "--processes", "2", "--input", str(text)]
+    process = subprocess.Popen([sys.executable, "-m", "cdaflow.cli", *argv], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    first = process.stdout.readline()
+    assert first.startswith("# sent_id = ")
+    process.stdout.close()  # the reader goes away
+    _, err = process.communicate(timeout=300)  # a guard against a hang, not a speed check
+    assert process.returncode == 0, err
+    assert "Traceback" not in err and "W127" not in err
+    assert multiprocessing_children_gone(process.pid)
+
+
+def multiprocessing_children_gone(pid: int) -> bool:
+    """No process left whose parent is `pid` (its workers were stopped and reaped)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            return False
+    return True
+
+
+@pytest.mark.parametrize("command", ["parse", "cda", "regender"])
+def test_more_worker_processes_than_usable_cores_are_refused(command, capsys, monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    argv = [command, "--lang", "es", "--processes", "64"] + (["--model", "m"] if command == "cda" else [])
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert "--processes: 64 worker processes on 2 usable CPU core(s) would only slow the run; give at most 2" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("command", ["parse", "cda", "subjectivize", "bias-score"])
+def test_a_batch_size_beyond_memory_is_refused_before_any_model_loads(command, capsys):
+    argv = {"parse": ["parse", "--lang", "es"], "cda": ["cda", "--lang", "es", "--model", "m"],
+            "subjectivize": ["subjectivize", "--model", "m"], "bias-score": ["bias-score", "--model", "m"]}[command]
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--batch-size", "99999999999999999999999"])
+    assert stop.value.code == 2
+    assert "--batch-size: must be from 1 to 100,000, got 99,999,999,999,999,999,999,999" in capsys.readouterr().err

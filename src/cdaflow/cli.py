@@ -84,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         release_worker_queues()
         return int(stop.code)
     except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit
+        # or waiting on queues of the parser's stopped workers.
+        release_worker_queues()
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (AttributeError, OSError, ValueError):  # a stand-in stdout without a descriptor

@@ -7,8 +7,14 @@ instead of reaching the code, where a batch size of 0 would silently produce not
 from __future__ import annotations
 
 import argparse
+import os
 
-__all__ = ["bounded_int", "nonnegative_int", "positive_int", "torch_device"]
+__all__ = [
+    "MAX_BATCH_SIZE", "batch_size", "bounded_int", "nonnegative_int", "positive_int", "processes", "torch_device",
+]
+
+# Lines or sentences held at once: memory grows with the batch, so a typo of extra digits is refused.
+MAX_BATCH_SIZE = 100_000
 
 
 def _integer(text: str) -> int:
@@ -45,6 +51,30 @@ def bounded_int(low: int, high: int):
 
     parse.__name__ = f"integer {low}..{high}"
     return parse
+
+
+def batch_size(text: str) -> int:
+    """A batch size from 1 to :data:`MAX_BATCH_SIZE`."""
+    return bounded_int(1, MAX_BATCH_SIZE)(text)
+
+
+def usable_cpus() -> int:
+    """CPU cores this process may run on (its affinity mask: a SLURM job's or taskset's share)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def processes(text: str) -> int:
+    """A worker-process count from 1 to the cores this process may use (more only slows it down)."""
+    value = positive_int(text)
+    cores = usable_cpus()
+    if value > cores:
+        raise argparse.ArgumentTypeError(
+            f"{value} worker processes on {cores} usable CPU core(s) would only slow the run; give at most {cores}"
+        )
+    return value
 
 
 def torch_device(text: str) -> str:

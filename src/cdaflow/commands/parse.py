@@ -15,7 +15,7 @@ from cdaflow.commands.common import (
     refuse_inapplicable,
     text_lines,
 )
-from cdaflow.commands.options import positive_int
+from cdaflow.commands.options import batch_size, processes
 from cdaflow.io.conllu import read_conllu, source_info, write_conllu
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
 
@@ -52,10 +52,10 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.add_argument("--stanza-model-dir", type=Path, help="stanza: resources folder")
     parser.add_argument("--gpu", action="store_true", help="stanza: use a GPU")
     parser.add_argument(
-        "--batch-size", type=positive_int, default=64, help="lines per parser call (default: 64)"
+        "--batch-size", type=batch_size, default=64, help="lines per parser call (default: 64)"
     )
     parser.add_argument(
-        "--processes", type=positive_int, default=1, help="spacy: parser worker processes (default: 1)"
+        "--processes", type=processes, default=1, help="spacy: parser worker processes (default: 1)"
     )
     parser.add_argument("--sent-id-prefix", help="text input: prefix of generated sent_ids (default: s)")
     parser.set_defaults(run=run)

@@ -19,7 +19,7 @@ from cdaflow.commands.common import (
     refuse_inapplicable,
     text_lines,
 )
-from cdaflow.commands.options import positive_int
+from cdaflow.commands.options import positive_int, processes
 from cdaflow.text.parsing import BACKENDS
 
 LANGUAGES = ("es",)
@@ -76,7 +76,7 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--beam-size", type=positive_int, help="nmt: beam size (default: 5)")
     parser.add_argument(
-        "--processes", type=positive_int, default=1,
+        "--processes", type=processes, default=1,
         help="rules: parser worker processes (spacy backend; default: 1)",
     )
     parser.set_defaults(run=run)

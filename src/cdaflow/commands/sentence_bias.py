@@ -18,7 +18,7 @@ from cdaflow.commands.common import (
     refuse_inapplicable,
     text_lines,
 )
-from cdaflow.commands.options import nonnegative_int, positive_int
+from cdaflow.commands.options import batch_size, nonnegative_int, positive_int
 from cdaflow.io.text import numbered_lines
 
 RESULTS = Path("results/sentence_bias")
@@ -77,7 +77,7 @@ def _add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"infersent: the workflow's vectors folder (default: {DEFAULT_VECTORS})",
     )
     parser.add_argument(
-        "--batch-size", type=positive_int, default=128, help="sentences encoded at once (default: 128)"
+        "--batch-size", type=batch_size, default=128, help="sentences encoded at once (default: 128)"
     )
 
 

@@ -18,7 +18,7 @@ from cdaflow.commands.common import (
     progress,
     text_lines,
 )
-from cdaflow.commands.options import positive_int, torch_device
+from cdaflow.commands.options import batch_size, torch_device
 
 EXAMPLES = """\
   echo "The senator spoke at the meeting." \\
@@ -58,7 +58,7 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     add_output_argument(parser, "JSON lines file")
     parser.add_argument("--device", type=torch_device, default="cpu", help="torch device (cpu, cuda, cuda:N)")
     parser.add_argument(
-        "--batch-size", type=positive_int, default=256,
+        "--batch-size", type=batch_size, default=256,
         help="sentences transferred and scored at once (default: 256)",
     )
     parser.set_defaults(run=run)

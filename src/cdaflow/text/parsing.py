@@ -17,6 +17,7 @@ from __future__ import annotations
 import abc
 import itertools
 import json
+import multiprocessing
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -280,9 +281,26 @@ class SpacyParser(Parser):
         while zone := list(itertools.islice(items, self.zone_size)):
             with self._nlp.memory_zone():
                 inputs = zone if prepare is None else [(prepare(text), context) for text, context in zone]
-                yield from self._nlp.pipe(
+                before = set(multiprocessing.active_children())
+                docs = self._nlp.pipe(
                     inputs, as_tuples=True, batch_size=batch_size, n_process=self.processes, disable=disable
                 )
+                finished = False
+                try:
+                    # A plain loop, not `yield from`: closing this generator early must not reach spaCy's
+                    # own clean-up before its workers are stopped.
+                    for item in docs:  # noqa: UP028
+                        yield item
+                    finished = True
+                finally:
+                    if not finished:
+                        # Stopped early (the reader closed the pipe, an error downstream): spaCy's clean-up
+                        # joins workers that are blocked sending docs nobody reads, for ever. Stop them.
+                        for worker in set(multiprocessing.active_children()) - before:
+                            worker.terminate()
+                    with warnings.catch_warnings():
+                        warnings.filterwarnings("ignore", message=r"\[W127\]")  # the workers we stopped
+                        docs.close()
             self._forget_cached_words()
 
     def _forget_cached_words(self) -> None:
