@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import sys
@@ -20,11 +21,13 @@ from cdaflow.commands.common import (
     refuse_inapplicable,
     text_lines,
 )
-from cdaflow.commands.options import positive_int
-from cdaflow.io.conllu import read_conllu, source_info, words, write_conllu
+from cdaflow.commands.options import batch_size, processes
+from cdaflow.io.conllu import read_conllu, source_info, surface_tokens, words, write_conllu
 from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, check_model_folder, interventions_for, load_model
 from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
+from cdaflow.morph_cda.surface import escape_spaces, spaces_after
+from cdaflow.text.normalization import reading, written_spans
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
 
 SENT_ID_PREFIX = "s"
@@ -44,9 +47,10 @@ FORMATS = """\
             "counterfactual": "El profesor está cansado.",
             "changed": [{"sentence": "s-3-1", "id": 2, "from": "profesora", "to": "profesor"}, ...],
             "intervened": [{"sentence": "s-3-1", "id": 2, "from": "profesora", "to": "profesor"}]}
-         ("counterfactual" is null when no animate noun was found; the sentences of one line are
-         rejoined with single spaces). CoNLL-U: one per sentence, with "line" (where it starts in
-         the file) and "id" (its sent_id); changed words are named by their word id.
+         ("counterfactual" is null when no animate noun was found, or when changing its gender
+         changes no word; the sentences of one line are rejoined as they were spaced).
+         CoNLL-U: one per sentence, with "line" (where it starts in the file) and "id" (its
+         sent_id); changed words are named by their word id.
   --output-format conllu: every sentence (text input: each sentence of each line; a blank line
          gives none) with the counterfactual's forms and agreement features, `# text` the
          counterfactual and `# original_text` the sentence; unchanged sentences as they are.
@@ -106,10 +110,10 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         "(apt-get install hunspell hunspell-es hunspell-fr hunspell-it hunspell-he; skipped when absent)",
     )
     parser.add_argument(
-        "--batch-size", type=positive_int, default=256, help="sentences per batched model call (default: 256)"
+        "--batch-size", type=batch_size, default=256, help="sentences per batched model call (default: 256)"
     )
     parser.add_argument(
-        "--processes", type=positive_int, default=1,
+        "--processes", type=processes, default=1,
         help="text input, spacy: parser worker processes (default: 1)",
     )
     parser.set_defaults(run=run)
@@ -155,13 +159,16 @@ def run(args: argparse.Namespace) -> int:
         # JSON lines need each input line beside its sentences (a blank one gives an empty record);
         # the tee holds only the lines the parser has read ahead of the output.
         for_parser, for_records = itertools.tee(lines) if args.output_format == "jsonl" else (lines, None)
+        held: dict[int, str] = {}  # lines the parser reads otherwise, by number, until their sentences pass
         sentences = parse_numbered_lines(
-            parser, for_parser, sent_id_prefix=SENT_ID_PREFIX, batch_size=args.batch_size,
-            path=str(args.input or "<stdin>"),
+            parser, _read_lines(for_parser, held), sent_id_prefix=SENT_ID_PREFIX,
+            batch_size=args.batch_size, path=str(args.input or "<stdin>"),
         )
+        sentences = _as_written(sentences, held)
         pairs = _counterfactuals(sentences, gazetteer, generator, args)
         records = _line_records(for_records, pairs) if for_records is not None else iter(())
-    with output(args) as out:  # a file appears whole or not at all; the old one stays on failure
+    # a file appears whole or not at all; the old one stays on failure
+    with _lexicon_report(generator), output(args) as out:
         if args.output_format == "conllu":
             features = generator.inventory.features
             written = (counterfactual_sentence(sentence, result, args.lang, features) for sentence, result in pairs)
@@ -170,6 +177,61 @@ def run(args: argparse.Namespace) -> int:
         for record in progress(records, args, line_of=lambda record: record["line"] or 0):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
+
+
+@contextlib.contextmanager
+def _lexicon_report(generator) -> Iterator[None]:
+    """Once the run ends: the analyses the lexicon check could not read whole (one line on
+    stderr, none when all were read); the Hunspell process is ended."""
+    try:
+        yield
+    finally:
+        if generator.hunspell is not None:
+            report = generator.hunspell.report()
+            if report:
+                print(f"cdaflow cda: lexicon check: {report}", file=sys.stderr)
+            generator.hunspell.close()
+
+
+def _read_lines(lines, held: dict[int, str]) -> Iterator[tuple[int, str]]:
+    """The lines as the parser and the lexicons read them (text.normalization.reading: NFC, as
+    macOS writes NFD that no lexicon lists; ASCII apostrophes; a line in capitals in sentence
+    case); a line read otherwise than written, or spaced otherwise than by single spaces (the
+    parser reads it so: tabs, runs of spaces, no-break spaces), is kept in `held` by its number."""
+    for number, line in lines:
+        read = reading(line)
+        if read != line or " ".join(line.split()) != line.strip():
+            held[number] = line
+        yield number, read
+
+
+def _as_written(sentences, held: dict[int, str]) -> Iterator:
+    """The sentences of the lines `_read_lines` held, with their surface tokens and text spelled
+    and spaced as the line has them (the generator analyses them as read, keeps an unchanged word
+    as written and gives a changed one the written one's case; the whitespace after a token other
+    than one space is its SpacesAfter); a sentence whose tokens cannot be found in its line stays
+    as read."""
+    reached = (0, 0)  # (line number, NFC offset): where the line's last sentence ended
+    for sentence in sentences:
+        number = _line_of(sentence)
+        for passed in [n for n in held if n < number]:
+            del held[passed]
+        line = held.get(number)
+        if line is None:
+            yield sentence
+            continue
+        tokens = surface_tokens(sentence)
+        found = written_spans(line, [t["form"] for t in tokens], reached[1] if reached[0] == number else 0)
+        if found is not None:
+            spans, end = found
+            reached = (number, end)
+            for token, (start, stop) in zip(tokens, spans):
+                token["form"] = line[start:stop]
+                rest = line[stop:]
+                if rest.strip():  # the line's last token has nothing after it
+                    _space_after(token, rest[: len(rest) - len(rest.lstrip())])
+            sentence.metadata["text"] = line[spans[0][0] : spans[-1][1]]
+        yield sentence
 
 
 def _check_coverage(gazetteer: Gazetteer, generator, path: Path) -> None:
@@ -228,7 +290,7 @@ def _conllu_records(pairs) -> Iterator[dict]:
             "line": info.line if info else None,
             "id": sentence.metadata.get("sent_id"),
             "original": sentence.metadata.get("text") if result is None else result.original,
-            "counterfactual": None if result is None else result.counterfactual,
+            "counterfactual": _shown(result),
             "changed": _changes(sentence, result),
             "intervened": _intervened(sentence, result),
         }
@@ -241,6 +303,35 @@ def _line_of(sentence, args: argparse.Namespace | None = None) -> int:
         info = source_info(sentence)
         return info.line if info else 0
     return int(str(sentence.metadata["sent_id"]).split("-")[1])
+
+
+def _space_after(token, gap: str) -> None:
+    """Give `token` the whitespace `gap` after it in CoNLL-U's MISC: SpaceAfter=No for none,
+    nothing for one space, else SpacesAfter with UD's escapes."""
+    misc = {k: v for k, v in (token.get("misc") or {}).items() if k not in ("SpaceAfter", "SpacesAfter")}
+    if not gap:
+        misc["SpaceAfter"] = "No"
+    elif gap != " ":
+        misc["SpacesAfter"] = escape_spaces(gap)
+    token["misc"] = misc or None
+
+
+def _shown(result) -> str | None:
+    """A result's counterfactual, or None where there is none or it is the sentence itself (a
+    common-gender noun or pronoun with nothing agreeing that shows its gender: *ustedes*, *los
+    clientes*): a record never offers the original as its counterfactual."""
+    if result is None or result.counterfactual == result.original:
+        return None
+    return result.counterfactual
+
+
+def _gap_after(sentence) -> str:
+    """What separates a sentence from the next of its line, as its last token has it: nothing for
+    SpaceAfter=No (spaCy splits *auteur-compositeur (avec* into several sentences), else a space
+    or the token's SpacesAfter."""
+    tokens = surface_tokens(sentence)
+    gap = spaces_after(tokens[-1]) if tokens else True
+    return gap if isinstance(gap, str) else " " if gap else ""
 
 
 def _line_records(lines, pairs) -> Iterator[dict]:
@@ -258,10 +349,11 @@ def _line_records(lines, pairs) -> Iterator[dict]:
             {"sentence": s.metadata["sent_id"], **noun} for s, result in parts for noun in _intervened(s, result)
         ]
         counterfactual = None
-        if any(result is not None for _, result in parts):
-            counterfactual = " ".join(
-                result.counterfactual if result is not None else s.metadata.get("text", "") for s, result in parts
-            )
+        if any(_shown(result) is not None for _, result in parts):
+            counterfactual = "".join(
+                (result.counterfactual if result is not None else s.metadata.get("text", "")) + _gap_after(s)
+                for s, result in parts
+            ).rstrip()
         yield {"line": number, "original": line, "counterfactual": counterfactual, "changed": changed,
                "intervened": intervened}
     if pending is not None:  # cannot happen: every sentence comes from a line read above

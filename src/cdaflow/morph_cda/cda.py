@@ -40,6 +40,7 @@ from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.surface import detokenize, surface
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
 from cdaflow.text.case import match_case
+from cdaflow.text.normalization import in_form_of, in_style_of, read_sentence
 
 DIRECTIONS = ("flip", "to-fem", "to-masc")
 # Parts of speech whose gender is their own, not agreement: only an intervention changes it. In
@@ -166,6 +167,15 @@ class CounterfactualGenerator:
                 w["upos"] = "PRON"
             if known and w["upos"] in ("DET", "PRON", "ADJ") and "Gender" not in feats:
                 feats["Gender"], feats["Number"] = known
+            if (
+                w["upos"] == "DET" and "Gender" not in feats and relation(w["deprel"]) == "det"
+                and self.language.full_form(w["form"].lower(), None) in self.language.articles
+            ):
+                # an article that shows no gender (elided l': spaCy gives it none) has its noun's,
+                # so that it changes with it and is rebuilt (l'homme -> la femme, not le femme)
+                noun = by_id.get(int(w["head"] or 0))
+                if noun is not None and (noun["feats"] or {}).get("Gender") in GENDER_SWAP:
+                    feats["Gender"] = noun["feats"]["Gender"]
             if feats.get("Poss") == "Yes":
                 feats.pop("Person", None)
             relations = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
@@ -415,6 +425,7 @@ class CounterfactualGenerator:
         encoded = encode_words(ws, self.inventory, self.language.be_lemmas)
         encoded.tags[:] = [self.inventory.index(self.word_tag(w)) for w in ws]
         encoded.frozen |= np.array(self.frozen(ws), dtype=bool)
+        encoded.frozen |= np.array(name_parts(ws, self.language), dtype=bool)  # names agree with nothing
         for index in self._predicate_adjectives(ws):
             encoded.pos[index] = POS_INDEX["ADJ"]
         fused = self.language.fused
@@ -482,7 +493,8 @@ class CounterfactualGenerator:
         encoded, analysed = [], []
         for sentence, group in zip(sentences, interventions):
             if id(sentence) not in cache:
-                ws = self.analyse(sentence, nouns[id(sentence)])
+                # analysis reads NFC, sentence case (text.normalization); the surface is rebuilt from `sentence`
+                ws = self.analyse(read_sentence(sentence), nouns[id(sentence)])
                 cache[id(sentence)] = (self._encode(sentence, ws), ws)
             one, ws = cache[id(sentence)]
             encoded.append(_with_parts_of_speech(one, group))
@@ -493,6 +505,12 @@ class CounterfactualGenerator:
             predicted = self.mrf.intervene(
                 batch, fixed, self.log_alpha, carry_gender=self.carry_gender, inherent_gender=self.inherent_gender
             ).cpu()
+            # MAP re-reads the whole sentence: a word no intervened one reaches keeps its tag
+            for b, (ws, group) in enumerate(zip(analysed, interventions)):
+                reached = agreement_reach(ws, [i.index for i in group])
+                for index in range(len(ws)):
+                    if index not in reached:
+                        predicted[b, index] = int(encoded[b].tags[index])
         else:
             predicted = batch.tags.clone().cpu()
             for b, pairs in enumerate(fixed):
@@ -528,8 +546,19 @@ class CounterfactualGenerator:
                     forms[index] = new_forms[(b, index)]
             ws = analysed[b]
             changed = self._alternate(ws, forms, tags, changed)
-            replaced = {int(ws[i]["id"]): forms[i] for i in changed if forms[i] != ws[i]["form"]}
+            # every word as the user wrote it (NFD, capitals, ’); a changed one in the same normal
+            # form, case and apostrophe (a line in capitals all in capitals: *L'* -> *LA*, *DEL* -> *DE LA*)
+            written = words(sentence)
+            text = sentence.metadata.get("text") or " ".join(w["form"] for w in written)
+            replaced = {}
+            for i, word in enumerate(written):
+                if forms[i] == ws[i]["form"]:
+                    forms[i] = word["form"]
+                    continue
+                new = in_style_of(text, match_case(word["form"], forms[i]))
+                forms[i] = replaced[int(word["id"])] = in_form_of(word["form"], new)
             tokens, spaces = surface(sentence, replaced, self.language)
+            tokens = [in_style_of(text, token) for token in tokens]
             out.append(
                 Counterfactual(
                     original=sentence.metadata.get("text") or detokenize(*surface(sentence, {}, self.language)),
@@ -584,6 +613,10 @@ class CounterfactualGenerator:
                 continue
             # an alternate form is reinflected from its full form (cet -> ce -> cette)
             full = self.language.full_form(original.lower(), next(iter(gender_of(query.old_tag)), None))
+            if query.upos == "DET" and full in self.language.articles:
+                # an article is the language file's (its elided or pre-vocalic form: _alternate)
+                forms[(b, index)] = match_case(original, self._article(full, query.tag))
+                continue
             neural_queries.append((query.lemma.lower(), query.upos, query.features))
             neural_slots.append((b, index, original))
             originals.append(full)
@@ -793,12 +826,18 @@ def interventions_for(
     """Interventions on every animate noun of a sentence, and on every third-person or plural
     personal pronoun of the language file (*él*, *nosotros*, *elles*, *loro*), in the given
     direction. First- and second-person singular pronouns (*yo*, *tú*, *je*) name no one whose
-    gender the sentence shows: they are left as they are."""
+    gender the sentence shows: they are left as they are. The words are read in NFC (a sentence
+    written in NFD has the same words, their indices the same)."""
     if direction not in DIRECTIONS:
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
+    sentence = read_sentence(sentence)
     out = []
     ws = words(sentence)
+    in_names = name_parts(ws, generator.language)
+    named = named_by_a_full_name(ws)
     for index, word in enumerate(ws):
+        if in_names[index] or index in named:
+            continue
         noun = _as_noun_if_coordinated(word, ws)
         found = gazetteer.lookup(noun, sentence)
         if not found:
@@ -859,6 +898,142 @@ def pronoun_intervention(
     if not any(sub.startswith("Number=") for sub in intervention.tag):
         intervention.tag = tuple(sorted((*intervention.tag, f"Number={pronoun.number}")))
     return intervention
+
+
+# Clauses of their own: a word under one of these with a subject of its own agrees with that subject.
+CLAUSE_RELATIONS = frozenset({"ccomp", "advcl", "csubj", "parataxis", "acl", "conj", "xcomp"})
+NOMINALS = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+
+
+def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int]:
+    """The words (0-based) whose agreement an intervention can change: those joined to an
+    intervened word by tree arcs that pass through no other noun or pronoun (which has a gender
+    of its own: *la decisión … expresada* agrees with *decisión*, not with a person noun elsewhere
+    in the sentence) and enter no clause with a subject of its own (*dijo que el pueblo estaba
+    cansado*); a relative pronoun as subject leaves its clause open (*la mujer que está cansada*).
+    A determiner or adjective right beside an intervened word is reached however it is attached
+    (spaCy: *Un vecino nuestro trabaja* with *nuestro* a det of *trabaja*, taken for a noun)."""
+    position = {int(w["id"]): i for i, w in enumerate(ws)}
+    children: dict[int, list[int]] = {}
+    for i, w in enumerate(ws):
+        children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+
+    def own_subject(i: int) -> bool:
+        return any(
+            relation(ws[c]["deprel"]) in ("nsubj", "csubj") and ws[c]["upos"] in NOMINALS
+            and not _is_relative_word(ws[c])
+            for c in children.get(i, [])
+        )
+
+    reached = set(interventions)
+    stack = list(interventions)
+    for i in interventions:  # a determiner or adjective next to the word, whatever a parser hung it on
+        beside = (n for n in (i - 1, i + 1) if 0 <= n < len(ws) and n not in reached)
+        stack += [n for n in beside if ws[n]["upos"] in ("DET", "ADJ")]
+        reached.update(stack)
+    while stack:
+        i = stack.pop()
+        if ws[i]["upos"] in NOMINALS and i not in interventions:
+            continue  # reached, but what agrees beyond it agrees with it
+        head = position.get(int(ws[i]["head"] or 0))
+        neighbours = [c for c in children.get(i, []) if not (
+            relation(ws[c]["deprel"]) in CLAUSE_RELATIONS and own_subject(c))]
+        rel = relation(ws[i]["deprel"])
+        # up to the head unless leaving a clause with its own subject, or reaching a predicate
+        # whose subject is another word (*el niño está cansado de la mujer*); an object reaches
+        # its predicative (*Juan encontró a la niña cansada*)
+        if (
+            head is not None
+            and not (rel in CLAUSE_RELATIONS and own_subject(i))
+            and (rel in ("nsubj", "csubj", "obj") or not own_subject(head))
+        ):
+            neighbours.append(head)
+        for n in neighbours:
+            if n not in reached:
+                reached.add(n)
+                stack.append(n)
+    return reached
+
+
+def name_parts(ws: Sequence[dict], language) -> list[bool]:
+    """The words that are part of a proper name: never intervened on, never changed by agreement.
+
+    A capitalised title of the language file's ``name_titles`` before a capitalised name, which
+    the name's gender fixes (*Santa Bárbara*, *San Pedro*, *el Niño Jesús*, *Saint Michel*: a place
+    or a saint, never *Santo Bárbara*); a title before a surname is a person noun (*el Doctor
+    Pérez*). And capitalised words inside a sentence that run on into a capitalised word that is
+    not a name (*los Reyes Católicos*, *la Madre Superiora*): a name written in capitals, both."""
+    capitalised = [(w["form"] or "")[:1].isupper() for w in ws]
+    first = next((i for i, w in enumerate(ws) if any(ch.isalnum() for ch in w["form"] or "")), 0)
+    out = [False] * len(ws)
+    for index, w in enumerate(ws):
+        if not capitalised[index]:
+            continue
+        after = ws[index + 1] if index + 1 < len(ws) else None
+        before_name = after is not None and capitalised[index + 1] and after["upos"] == "PROPN"
+        title = (w["form"] or "").lower() in language.name_titles and (before_name or any(
+            c["head"] == w["id"] and relation(c["deprel"]) == "flat" and (c["form"] or "")[:1].isupper() for c in ws
+        ))
+        # the first word is capitalised anyway (*La profesora*), and so may be one after punctuation
+        opening = index <= first or ws[index - 1]["upos"] == "PUNCT"
+        phrase = (
+            not opening and after is not None and capitalised[index + 1]
+            and after["upos"] in ("ADJ", "NOUN") and w["upos"] in ("NOUN", "PROPN", "ADJ")
+        )
+        if title:
+            out[index] = True
+        if phrase:
+            out[index] = out[index + 1] = True
+    return out
+
+
+def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
+    """Words a full name names (0-based): a given name and a surname, two or more capitalised
+    names in a row, fix the person's gender, so that a noun tied to one is no intervention (*el
+    presidente Alberto Fujimori*, *Claudio Aranzadi, predecesor de*, *Juan Pérez es ministro*;
+    never *la presidenta Alberto Fujimori*). Tied: the name follows it, a comma alone parts them,
+    or one arc joins them (apposition, flat name, or subject and predicate of a copula). A title before one name (*el
+    Doctor Pérez*) is not tied to a full name and changes."""
+    capitalised = [(w["form"] or "")[:1].isupper() for w in ws]
+    position = {int(w["id"]): i for i, w in enumerate(ws)}
+    in_name = [w["upos"] == "PROPN" and capitalised[i] for i, w in enumerate(ws)]
+    for i, w in enumerate(ws):  # a capitalised given name tagged a noun, in a flat name (spaCy: Hosni Moubarak)
+        head = position.get(int(w["head"] or 0))
+        if relation(w["deprel"]) == "flat" and head is not None and capitalised[head] and in_name[i]:
+            in_name[head] = in_name[head] or (head > 0 and ws[head]["upos"] in ("NOUN", "X"))
+    n = len(ws)
+    full = {i for i in range(n) if in_name[i] and (i + 1 < n and in_name[i + 1] or i > 0 and in_name[i - 1])}
+    if not full:
+        return set()
+    copulas = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "cop"}
+    out = set()
+    for index, w in enumerate(ws):
+        # right before a full name; a capitalised title, before two names (el Rey Juan Carlos)
+        nominal = w["upos"] in ("NOUN", "PROPN", "ADJ", "X")
+        if nominal and index + 1 in full and (not in_name[index] or index + 2 < n and in_name[index + 2]):
+            out.add(index)
+        # set off by a comma, however a parser attached it: *son frère, Jean Dupont,*
+        comma = [index + 2 if index + 1 < n and ws[index + 1]["form"] == "," else None,
+                 index - 2 if index > 0 and ws[index - 1]["form"] == "," else None]
+        if not in_name[index] and w["upos"] == "NOUN" and any(c in full for c in comma if c is not None):
+            out.add(index)
+        head = position.get(int(w["head"] or 0))
+        rel = relation(w["deprel"])
+        if head is None or not (rel in ("appos", "flat") or rel == "nsubj" and int(ws[head]["id"]) in copulas):
+            continue
+        if index in full and not in_name[head]:
+            out.add(head)
+        if head in full and not in_name[index]:
+            out.add(index)
+    # and its conjuncts: *Théodore Herzl, journaliste, écrivain et fondateur*
+    stack = list(out)
+    while stack:
+        i = stack.pop()
+        for c, w in enumerate(ws):
+            if c not in out and relation(w["deprel"]) == "conj" and position.get(int(w["head"] or 0)) == i:
+                out.add(c)
+                stack.append(c)
+    return out
 
 
 def _impersonal(word: dict, ws: list[dict], language) -> bool:

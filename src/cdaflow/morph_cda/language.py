@@ -136,6 +136,7 @@ class Language:
     multiword: Mapping[str, Any] = field(default_factory=dict)
     paradigms: tuple[Mapping[tuple[str, str], str], ...] = ()  # each: (gender, number) -> form
     invariable: frozenset[str] = frozenset()  # adjectives with one form for both genders (mejor)
+    name_titles: frozenset[str] = frozenset()  # words that make a proper name with the name after them (Santa)
     gender_endings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # number -> pairs
 
     @property
@@ -360,6 +361,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         agent_endings=tuple(data.get("agent_endings", [])),
         multiword=dict(data.get("multiword", {})),
         invariable=frozenset(w.lower() for w in data.get("invariable", [])),
+        name_titles=frozenset(w.lower() for w in data.get("name_titles", [])),
         paradigms=tuple(
             {tags(cell)[0]: form.lower() for cell, form in paradigm.items()} for paradigm in data.get("paradigms", [])
         ),

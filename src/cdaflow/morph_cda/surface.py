@@ -11,13 +11,15 @@ swapping the suffix letters. Adjacent separate words that now form a contraction
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from cdaflow.io.conllu import Sentence
 from cdaflow.morph_cda.language import Language, get
 from cdaflow.text.case import match_case
+from cdaflow.text.normalization import read_word
 
-__all__ = ["contract", "detokenize", "match_case", "surface"]
+__all__ = ["contract", "detokenize", "escape_spaces", "match_case", "spaces_after", "surface"]
 
 APOSTROPHES = ("'", "\u2019")
 
@@ -26,7 +28,7 @@ def contract(lang: Language | str, parts: Sequence[str]) -> str | None:
     """The contracted form of `parts` in `lang`, or None when they do not contract."""
     if len(parts) != 2:
         return None
-    first, second = parts
+    first, second = (read_word(part) for part in parts)  # an unchanged word may be written in NFD (à)
     joined = get(lang).contract(first, second)
     return match_case(first, joined) if joined else None
 
@@ -65,8 +67,40 @@ def _rebuild_multiword(
     return [match_case(form, new_parts[0]), *new_parts[1:]]
 
 
-def surface(sentence: Sentence, forms: Mapping[int, str], lang: Language | str) -> tuple[list[str], list[bool]]:
-    """Surface tokens and their SpaceAfter flags after replacing word forms.
+# UD's escapes in a SpacesAfter value (MISC): the whitespace after a token, where not one space;
+# other whitespace as \uXXXX (a no-break space: \u00A0), as UD treebanks write it
+_SPACES_ESCAPES = {"\\s": " ", "\\t": "\t", "\\n": "\n", "\\r": "\r", "\\p": "|", "\\\\": "\\"}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    escape = match.group(0)
+    return chr(int(escape[2:], 16)) if escape.startswith("\\u") else _SPACES_ESCAPES[escape]
+
+
+def escape_spaces(gap: str) -> str:
+    """Whitespace as a SpacesAfter value (see _SPACES_ESCAPES)."""
+    out = []
+    for char in gap:
+        escaped = next((escape for escape, c in _SPACES_ESCAPES.items() if c == char), None)
+        out.append(escaped or (char if char.isascii() and not char.isspace() else f"\\u{ord(char):04X}"))
+    return "".join(out)
+
+
+def spaces_after(token) -> bool | str:
+    """The whitespace after a token as written: its SpacesAfter (UD: *\\s\\s* for two spaces)
+    where it has one, else whether it is followed by a space (no SpaceAfter=No)."""
+    misc = token.get("misc") or {}
+    written = misc.get("SpacesAfter")
+    if written:
+        return re.sub(r"\\(?:[stnrp\\]|u[0-9A-Fa-f]{4})", _unescape, written)
+    return misc.get("SpaceAfter") != "No"
+
+
+def surface(
+    sentence: Sentence, forms: Mapping[int, str], lang: Language | str
+) -> tuple[list[str], list[bool | str]]:
+    """Surface tokens and the whitespace after each (True: a space, False: none, or the string
+    a token's SpacesAfter gives) after replacing word forms: each token keeps its own.
 
     `forms` maps a syntactic word id to its new form; other words keep theirs. A changed word
     that ends in an apostrophe (elided *l'*) joins the next one; one that no longer does is
@@ -74,13 +108,13 @@ def surface(sentence: Sentence, forms: Mapping[int, str], lang: Language | str) 
     """
     language = get(lang)
     tokens: list[str] = []
-    spaces: list[bool] = []
+    spaces: list[bool | str] = []
     changed: list[bool] = []
     skip_until = 0
     by_id = {t["id"]: t for t in sentence if isinstance(t["id"], int)}
     for token in sentence:
         token_id = token["id"]
-        space = not (token.get("misc") or {}).get("SpaceAfter") == "No"
+        space = spaces_after(token)
         if isinstance(token_id, tuple):
             if token_id[1] != "-":
                 continue  # empty node
@@ -103,7 +137,7 @@ def surface(sentence: Sentence, forms: Mapping[int, str], lang: Language | str) 
         changed.append(new != token["form"])
     # Adjacent words that contract now (fr "de" + "le" → "du") are joined, if one of them changed.
     out_tokens: list[str] = []
-    out_spaces: list[bool] = []
+    out_spaces: list[bool | str] = []
     i = 0
     while i < len(tokens):
         if i + 1 < len(tokens) and (changed[i] or changed[i + 1]) and spaces[i]:
@@ -119,5 +153,7 @@ def surface(sentence: Sentence, forms: Mapping[int, str], lang: Language | str) 
     return out_tokens, out_spaces
 
 
-def detokenize(tokens: Sequence[str], spaces: Sequence[bool]) -> str:
-    return "".join(tok + (" " if space else "") for tok, space in zip(tokens, spaces)).rstrip()
+def detokenize(tokens: Sequence[str], spaces: Sequence[bool | str]) -> str:
+    """The text of tokens and the whitespace after each (see :func:`surface`)."""
+    gaps = (space if isinstance(space, str) else " " if space else "" for space in spaces)
+    return "".join(tok + gap for tok, gap in zip(tokens, gaps)).rstrip()
