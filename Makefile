@@ -43,8 +43,10 @@ lock:
 
 # Rewrite envs/*.yaml (the conda envs of `--sdm conda`) from the lock and the code's imports; run after
 # `make lock` or after a rule or module imports a new package (tests/test_environments.py checks it).
+# TORCH_CUDA=12.6 installs PyTorch's CUDA 12.6 build of the locked torch instead of PyPI's wheel (older
+# drivers, P100/V100); the choice is kept in envs/torch-cuda.txt for later runs; TORCH_CUDA=pypi goes back.
 envs: setup
-	$(BIN)/python -m cdaflow.environments write
+	$(BIN)/python -m cdaflow.environments write $(if $(TORCH_CUDA),--cuda $(TORCH_CUDA))
 
 clean-results:
 	rm -rf results/*/ results/downloads.tsv resources/data resources/downloads .snakemake

@@ -197,9 +197,11 @@ def test_rule_facts_from_the_workflow_rules():
         rule("sentence_bias_train_infersent", "results/benchmarks/sentence_bias/train_infersent/{model}.tsv",
              {"gpu": 0, "mem_mb": 1000}),
         rule("sentence_bias_snli", resources={"mem_mb": 1000}),
+        rule("regender_train", resources={"gres": "tmpdisk:10,gpu:a100:1"}),  # compute.slurm's gres form
+        rule("regender_rules", resources={"gres": "tmpdisk:10"}),
         rule("cross_study_scale_notes"),
     ]  # fmt: skip
     assert rule_benchmarks(rules) == {
         "sentence_bias_train_infersent": "results/benchmarks/sentence_bias/train_infersent/{model}.tsv"
     }
-    assert rules_with_gpu(rules) == ["sentence_bias_train_infersent"]  # asks for the resource, even at 0
+    assert rules_with_gpu(rules) == ["regender_train", "sentence_bias_train_infersent"]  # even at 0

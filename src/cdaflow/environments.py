@@ -14,6 +14,12 @@ One source of truth: ``requirements/*.txt`` (the lock). Each ``envs/<name>.yaml`
 ``python -m cdaflow.environments write`` (``make envs``) rewrites the files; ``check`` exits non-zero
 when a committed file differs from what the code and the lock give (a new import without its package,
 a changed pin). ``tests/test_environments.py`` runs the check.
+
+Which torch build the envs install is a setting, ``envs/torch-cuda.txt``: ``pypi`` (the default: PyPI's
+wheel of the locked release, on Linux its CUDA build) or a CUDA version PyTorch builds that release
+for (``12.6``: ``torch==<release>+cu126`` from ``https://download.pytorch.org/whl/cu126``).
+``write --cuda 12.6`` (``make envs TORCH_CUDA=12.6``) records it there and writes the envs; every
+later ``write`` and ``check`` read it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ PYTHON = "3.11"
 LOCK_FILES = ("requirements/torch.txt", "requirements/venv.txt")
 NO_DEPS_FILE = "requirements/no-deps.txt"
 EXTRAS_FILE = "envs/packages.yaml"
+CUDA_FILE = "envs/torch-cuda.txt"
+PYTORCH_INDEX = "https://download.pytorch.org/whl"
 # Imports that are never a distribution of their own: the project, and the names Snakemake's
 # script preamble defines.
 NOT_DISTRIBUTIONS = {PACKAGE, "snakemake"}
@@ -86,6 +94,89 @@ class Lock:
         # torch's local version (+cpu) names the CPU wheel of this machine; the env takes the same
         # release from PyPI, whose Linux wheel is the CUDA build.
         return f"{name}=={version.split('+', 1)[0]}"
+
+
+# --- torch's CUDA builds -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CudaBuild:
+    """One CUDA build of a torch release: what a GPU node needs to run it."""
+
+    cuda: str  # the CUDA version it is built with (torch.version.cuda)
+    driver: int  # the oldest NVIDIA driver branch it runs on (CUDA minor version compatibility)
+    gpus: str  # the GPU generations (compute capabilities) it has kernels for
+
+    @property
+    def tag(self) -> str:
+        """PyTorch's name of the build: ``cu126``."""
+        return "cu" + self.cuda.replace(".", "")
+
+
+# The Linux x86_64 CUDA builds of each torch release the lock may pin, PyPI's first: PyTorch's RELEASE.md
+# (Release Compatibility Matrix: 2.13 builds CUDA 12.6 and 13.0, PyPI's wheel is 13.0; CUDA Support
+# Matrix: the architectures) and download.pytorch.org/whl/cu<XY> (torch==<release>+cu<XY>). Drivers:
+# NVIDIA's minor version compatibility table (CUDA 12.x >= 525, CUDA 13.x >= 580). After `make lock`
+# moves torch to another release, add its builds here.
+TORCH_CUDA_BUILDS: dict[str, tuple[CudaBuild, ...]] = {
+    "2.13": (
+        CudaBuild("13.0", 580, "Turing to Blackwell, compute capability 7.5 to 12.0 (T4, A100, L40S, H100, "
+                               "B200); no Pascal or Volta (P100, V100)"),
+        CudaBuild("12.6", 525, "Maxwell to Hopper, compute capability 5.0 to 9.0 (P100, V100, T4, A100, L40S, "
+                               "H100); no Blackwell"),
+    ),
+}  # fmt: skip
+
+
+def read_torch_cuda(root: Path = ROOT) -> str:
+    """The torch build of the envs, from ``envs/torch-cuda.txt``: ``pypi`` (also when the file is absent)
+    or a CUDA version (``12.6``)."""
+    path = root / CUDA_FILE
+    if not path.exists():
+        return "pypi"
+    values = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    values = [value for value in values if value and not value.startswith("#")]
+    if len(values) != 1:
+        raise ValueError(f"{path}: expected one line, pypi or a CUDA version such as 12.6; got {values or 'none'}")
+    return values[0]
+
+
+def write_torch_cuda(choice: str, root: Path = ROOT) -> Path:
+    """Record the torch build of the envs in ``envs/torch-cuda.txt`` (checked first: see :func:`torch_build`)."""
+    lock = Lock.read(root)
+    torch_build(lock, choice)
+    version = lock.version("torch").split("+")[0]
+    builds = TORCH_CUDA_BUILDS[".".join(version.split(".")[:2])]
+    text = (f"The torch build of the conda envs (README, Clusters and conda); `make envs TORCH_CUDA=<build>` "
+            f"records it here and rewrites envs/*.yaml. pypi: PyPI's wheel of torch {version}, on Linux its CUDA "
+            f"{builds[0].cuda} build (NVIDIA driver >= {builds[0].driver}).")  # fmt: skip
+    for build in builds:
+        text += (f" {build.cuda}: PyTorch's CUDA {build.cuda} build from {PYTORCH_INDEX}/{build.tag} (driver "
+                 f">= {build.driver}; {build.gpus}).")  # fmt: skip
+    lines = textwrap.wrap(text, width=100, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+    path = root / CUDA_FILE
+    path.write_text("\n".join([*lines, choice, ""]), encoding="utf-8")
+    return path
+
+
+def torch_build(lock: Lock, choice: str) -> tuple[CudaBuild, str | None]:
+    """The CUDA build that ``choice`` (``pypi`` or a CUDA version) gives the locked torch release, and
+    the package index it comes from (None: PyPI)."""
+    version = lock.version("torch")
+    if version is None:
+        raise LookupError(f"torch is not pinned in {', '.join(LOCK_FILES)}")
+    release = ".".join(version.split("+")[0].split(".")[:2])
+    builds = TORCH_CUDA_BUILDS.get(release)
+    if not builds:
+        raise LookupError(f"torch {version}: its CUDA builds are not in TORCH_CUDA_BUILDS (cdaflow/environments.py); "
+                          "add them from PyTorch's RELEASE.md")  # fmt: skip
+    if choice == "pypi":
+        return builds[0], None
+    for build in builds:
+        if build.cuda == choice:
+            return build, f"{PYTORCH_INDEX}/{build.tag}"
+    known = ", ".join(["pypi"] + [build.cuda for build in builds])
+    raise ValueError(f"{CUDA_FILE}: torch {release} has no CUDA {choice!r} build; choose one of {known}")
 
 
 # --- imports of the code -------------------------------------------------------------------------
@@ -264,8 +355,10 @@ def environments(root: Path = ROOT, rules: list[RuleScript] | None = None) -> di
     return envs
 
 
-def render(env: Environment, lock: Lock) -> tuple[str, str | None]:
-    """The text of ``envs/<name>.yaml`` and of its post-deploy script (None when nothing needs --no-deps)."""
+def render(env: Environment, lock: Lock, torch_cuda: str = "pypi") -> tuple[str, str | None]:
+    """The text of ``envs/<name>.yaml`` and of its post-deploy script (None when nothing needs --no-deps).
+
+    ``torch_cuda`` (see :func:`read_torch_cuda`) picks the torch build of an env that installs torch."""
     wanted = set(env.imported) | set(env.by_name)
     missing = sorted(d for d in wanted if lock.version(d) is None)
     if missing:
@@ -284,17 +377,29 @@ def render(env: Environment, lock: Lock) -> tuple[str, str | None]:
     lines += comment(f"They import: {', '.join(sorted(env.imported)) or 'no third-party package'}.")
     if env.by_name:
         lines += comment(f"Loaded by name (envs/packages.yaml): {', '.join(sorted(env.by_name))}.")
-    lines += [
-        "# Pins: those and everything they require, at the versions of requirements/*.txt (the venv of",
-        "# `make setup`). torch comes from PyPI: on Linux its wheel is the CUDA build (README, Clusters).",
-    ]
+    lines += ["# Pins: those and everything they require, at the versions of requirements/*.txt (the venv of",
+              "# `make setup`)."]  # fmt: skip
+    specs = {d: lock.spec(d) for d in with_deps}
+    index = None
+    if "torch" in specs:
+        build, index = torch_build(lock, torch_cuda)
+        needs = f"CUDA {build.cuda}: NVIDIA driver >= {build.driver}; {build.gpus}"
+        if index:
+            # A local version (+cu126) exists only on PyTorch's index: pip cannot take PyPI's wheel instead.
+            specs["torch"] = f"{specs['torch']}+{build.tag}"
+            lines += comment(f"torch: PyTorch's CUDA {build.cuda} build from {index} ({CUDA_FILE}). {needs}.")
+        else:
+            lines += comment(f"torch: PyPI's wheel, on Linux its CUDA {build.cuda} build. {needs}. Another build: "
+                             f"{CUDA_FILE} (README, Clusters and conda).")  # fmt: skip
     if no_deps:
         lines += comment(
             f"{env.name}.post-deploy.sh installs {', '.join(lock.spec(d) for d in no_deps)} with --no-deps "
             "(their metadata pins an older torch or spaCy), as `make setup` does."
         )
     lines += ["channels: [conda-forge, nodefaults]", "dependencies:", f"  - python={PYTHON}", "  - pip", "  - pip:"]
-    lines += [f"      - {lock.spec(d)}" for d in with_deps]
+    if index:  # conda hands the pip list to `pip install -r`, where options lines are allowed
+        lines.append(f"      - --extra-index-url {index}")
+    lines += [f"      - {specs[d]}" for d in with_deps]
     deploy = None
     if no_deps:
         deploy = "\n".join(
@@ -382,17 +487,36 @@ def isolated_import_failures(env: Environment, rules: list[RuleScript], lock: Lo
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def expected_files(root: Path = ROOT, envs: dict[str, Environment] | None = None) -> dict[Path, str]:
-    """Every generated file under envs/ and its text."""
+def expected_files(
+    root: Path = ROOT, envs: dict[str, Environment] | None = None, torch_cuda: str | None = None
+) -> dict[Path, str]:
+    """Every generated file under envs/ and its text, with torch's build ``torch_cuda`` (by default the
+    one recorded in ``envs/torch-cuda.txt``)."""
     envs = environments(root) if envs is None else envs
     lock = Lock.read(root)
+    torch_cuda = read_torch_cuda(root) if torch_cuda is None else torch_cuda
     files = {}
     for name, env in sorted(envs.items()):
-        text, deploy = render(env, lock)
+        text, deploy = render(env, lock, torch_cuda)
         files[root / "envs" / f"{name}.yaml"] = text
         if deploy:
             files[root / "envs" / f"{name}.post-deploy.sh"] = deploy
     return files
+
+
+def write_files(root: Path = ROOT, envs: dict[str, Environment] | None = None, cuda: str | None = None) -> list[Path]:
+    """Write every generated file (``make envs``); with ``cuda``, first record that torch build in
+    ``envs/torch-cuda.txt``. Nothing is written when a file cannot be generated."""
+    expected = expected_files(root, envs, cuda)
+    written = []
+    if cuda is not None:
+        written.append(write_torch_cuda(cuda, root))
+    for path, text in expected.items():
+        path.write_text(text, encoding="utf-8")
+        if path.suffix == ".sh":
+            path.chmod(0o755)
+        written.append(path)
+    return written
 
 
 def stale_files(root: Path = ROOT, envs: dict[str, Environment] | None = None) -> list[str]:
@@ -413,13 +537,25 @@ def stale_files(root: Path = ROOT, envs: dict[str, Environment] | None = None) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cdaflow.environments", description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=["write", "check", "show"])
+    parser.add_argument("--cuda", metavar="BUILD", help=f"write: the torch build, recorded in {CUDA_FILE} "
+                        "(pypi, or a CUDA version: 12.6); without it, the recorded one")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.cuda and args.action != "write":
+        parser.error("--cuda goes with write")
     if args.action == "show":
         for name, env in sorted(environments().items()):
             print(f"{name}: rules {', '.join(sorted(env.rules))}")
             for dist, names in sorted(env.imported.items()):
                 print(f"    {dist} (import {', '.join(sorted(names))})")
         return 0
+    try:
+        return _write_or_check(args)
+    except (LookupError, ValueError) as error:  # a bad torch-cuda.txt, a package missing from the lock
+        print(f"python -m cdaflow.environments {args.action}: {error}", file=sys.stderr)
+        return 2
+
+
+def _write_or_check(args: argparse.Namespace) -> int:
     if args.action == "check":
         problems = stale_files()
         for problem in problems:
@@ -427,10 +563,7 @@ def main(argv: list[str] | None = None) -> int:
         if problems:
             print("run `make envs` and commit the result", file=sys.stderr)
         return 1 if problems else 0
-    for path, text in expected_files().items():
-        path.write_text(text, encoding="utf-8")
-        if path.suffix == ".sh":
-            path.chmod(0o755)
+    for path in write_files(ROOT, cuda=args.cuda):
         print(f"wrote {path.relative_to(ROOT)}")
     return 0
 

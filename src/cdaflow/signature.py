@@ -3,9 +3,10 @@
 ``results/signature.json`` holds the hash of the effective config (validated, defaults filled in), the
 project's commit (``+dirty`` when tracked files differ from it), the versions of the packages behind the
 numbers, and the devices the jobs ran on (read from the rules' logs, where ``cdaflow.device`` writes
-them). :func:`signature_string` gives it as one line, e.g.::
+them): each GPU's model, the CUDA version of the jobs' torch and the NVIDIA driver, with the rules and
+number of jobs that ran on it. :func:`signature_string` gives it as one line, e.g.::
 
-    cdaflow:0.1.0|scale:paper|config:3f2a9c01d7e4|commit:9a89438|python:3.11.7|torch:2.13.0|...|device:cuda
+    cdaflow:0.1.0|scale:paper|config:3f2a9c01d7e4|commit:9a89438|python:3.11.7|torch:2.13.0|...|device:cpu+cuda13.0
 
 ``results/claims.tsv`` and ``results/README.md`` cite that line: a number is comparable with another only
 where the signatures agree.
@@ -18,12 +19,14 @@ import json
 import platform
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKAGES", "config_hash", "git_commit", "logged_devices", "run_signature", "signature_string"]
+__all__ = [
+    "PACKAGES", "config_hash", "git_commit", "logged_devices", "logged_gpu_jobs", "run_signature", "signature_string",
+]  # fmt: skip
 
 # The packages whose versions can change a number, in the order the signature lists them.
 PACKAGES = (
@@ -64,13 +67,17 @@ def package_versions(names: Iterable[str] = PACKAGES) -> dict[str, str]:
     return versions
 
 
-_DEVICE = re.compile(r"cdaflow\.rule\.\S+: device (\S+)(?: \((.+)\))?$")
+# ``device cpu``; ``device cuda (<GPU model>, CUDA <torch.version.cuda>, driver <version>)`` (cdaflow.device),
+# or ``device cuda (<GPU model>)`` as logs written before the CUDA version was recorded have it.
+_DEVICE = re.compile(
+    r"cdaflow\.rule\.(?P<rule>\S+): device (?P<device>\S+)"
+    r"(?: \((?P<gpu>.+?)(?:, CUDA (?P<cuda>[^,\s]+))?(?:, driver (?P<driver>[^)]+))?\))?$"
+)
 
 
-def logged_devices(log_folder: str | Path) -> list[str]:
-    """The devices the rules' jobs report in their logs (``cpu``, ``cuda (NVIDIA H100 80GB HBM3)``), sorted."""
-    found: set[str] = set()
-    for path in Path(log_folder).rglob("*.log"):
+def _device_lines(log_folder: str | Path) -> Iterator[tuple[Path, re.Match[str]]]:
+    """Each device line of the rules' logs, with its log file (one file per job)."""
+    for path in sorted(Path(log_folder).rglob("*.log")):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -78,8 +85,37 @@ def logged_devices(log_folder: str | Path) -> list[str]:
         for line in text.splitlines():
             match = _DEVICE.search(line)
             if match:
-                found.add(match[1] + (f" ({match[2]})" if match[2] else ""))
-    return sorted(found)
+                yield path, match
+
+
+def _device_name(match: re.Match[str]) -> str:
+    details = [match["gpu"]] if match["gpu"] else []
+    details += [f"CUDA {match['cuda']}"] if match["cuda"] else []
+    details += [f"driver {match['driver']}"] if match["driver"] else []
+    return match["device"] + (f" ({', '.join(details)})" if details else "")
+
+
+def logged_devices(log_folder: str | Path) -> list[str]:
+    """The devices the rules' jobs report in their logs, sorted: ``cpu``,
+    ``cuda (NVIDIA H100 80GB HBM3, CUDA 13.0, driver 580.65.06)``."""
+    return sorted({_device_name(match) for _, match in _device_lines(log_folder)})
+
+
+def logged_gpu_jobs(log_folder: str | Path) -> list[dict[str, Any]]:
+    """The GPU jobs in the rules' logs, one entry per GPU model, CUDA version and driver: how many
+    jobs (log files) ran there and of which rules."""
+    groups: dict[tuple[str, str, str], tuple[set[Path], set[str]]] = {}
+    for path, match in _device_lines(log_folder):
+        if match["device"] == "cpu":
+            continue
+        key = (match["gpu"] or "unknown", match["cuda"] or "unknown", match["driver"] or "unknown")
+        jobs, rules = groups.setdefault(key, (set(), set()))
+        jobs.add(path)
+        rules.add(match["rule"])
+    return [
+        {"gpu": gpu, "cuda": cuda, "driver": driver, "jobs": len(jobs), "rules": sorted(rules)}
+        for (gpu, cuda, driver), (jobs, rules) in sorted(groups.items())
+    ]
 
 
 def run_signature(scale: str, config_sha256: str, *, project: str | Path, logs: str | Path) -> dict[str, Any]:
@@ -91,6 +127,7 @@ def run_signature(scale: str, config_sha256: str, *, project: str | Path, logs: 
         "python": platform.python_version(),
         "packages": package_versions(),
         "devices": logged_devices(logs) or ["cpu"],
+        "gpu_jobs": logged_gpu_jobs(logs),
         "machine": platform.machine(),
     }
 
@@ -102,5 +139,11 @@ def signature_string(signature: Mapping[str, Any]) -> str:
              f"config:{signature['config_sha256'][:12]}", f"commit:{signature['commit']}",
              f"python:{signature['python']}"]  # fmt: skip
     parts += [f"{SHORT.get(name, name)}:{version}" for name, version in packages.items()]
-    parts.append("device:" + "+".join(device.split(" (")[0] for device in signature["devices"]))
+    parts.append("device:" + "+".join(sorted({_short_device(device) for device in signature["devices"]})))
     return "|".join(parts)
+
+
+def _short_device(device: str) -> str:
+    """``cuda (NVIDIA H100 80GB HBM3, CUDA 13.0, driver 580.65.06)`` → ``cuda13.0``; ``cpu`` → ``cpu``."""
+    match = re.search(r"CUDA ([^,)\s]+)", device)
+    return device.split(" (")[0] + (match[1] if match else "")

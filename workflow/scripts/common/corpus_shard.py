@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from cdaflow.cluster import gpus_requested
 from cdaflow.io.conllu import write_conllu_atomic
 from cdaflow.io.text import read_shard
 from cdaflow.runtime import rule_context
@@ -13,7 +14,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     shard, shards = int(smk.wildcards.shard), corpus["shards"]
     source = Path(smk.input[0]) / corpus["file"]
     backend, lang = smk.params.backend, corpus["lang"]
-    options = parser_options(smk.params.parsing, backend, lang, gpu=smk.resources.gpu)
+    options = parser_options(smk.params.parsing, backend, lang, gpu=gpus_requested(smk.resources), rule=smk.rule)
     if backend == "spacy":  # spaCy parses in the rule's threads as worker processes
         options["processes"] = smk.threads
     parser = get_parser(backend, lang, **options)

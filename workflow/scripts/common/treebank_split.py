@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from cdaflow.cluster import gpus_requested
 from cdaflow.io.conllu import read_conllu, write_conllu_atomic
 from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
@@ -10,7 +11,7 @@ from cdaflow.text.parsing import get_parser
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = Path(smk.input[0]) / smk.params.file
     backend, lang = smk.params.backend, smk.params.lang
-    options = parser_options(smk.params.parsing, backend, lang, gpu=smk.resources.gpu)
+    options = parser_options(smk.params.parsing, backend, lang, gpu=gpus_requested(smk.resources), rule=smk.rule)
     parser = get_parser(backend, lang, **options)
     log.info("reading %s with backend %s", source, parser.name)
     count = write_conllu_atomic(parser.reparse(read_conllu(source)), Path(smk.output[0]))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from cdaflow.cluster import gpus_requested
 from cdaflow.cross_study import CharacterAdjectives, cda_on_regender_testset, parse_segments
 from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_file
@@ -26,7 +27,8 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         raise ValueError(f"{smk.input.model}: Study B's test sets are Spanish, the model is for {generator.lang!r}")
     adjectives = CharacterAdjectives.from_lemmas()
     log.info("gazetteer: %d animate noun pairs; %d character adjective forms", len(gazetteer), len(adjectives))
-    parser = get_parser(p.backend, "es", **parser_options(p.parsing, p.backend, "es", gpu=smk.resources.gpu))
+    options = parser_options(p.parsing, p.backend, "es", gpu=gpus_requested(smk.resources), rule=smk.rule)
+    parser = get_parser(p.backend, "es", **options)
     tables = []
     for k, name in enumerate(p.testsets):
         gold = read_test_set(smk.input.gold[k])

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from cdaflow.cluster import gpus_requested
 from cdaflow.io.atomic import atomic_file
 from cdaflow.regender.corpus import iter_lines, unique_lines
 from cdaflow.regender.segments import tag_texts
@@ -15,7 +16,8 @@ from cdaflow.text.parsing import get_parser
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = Path(smk.input.segments)
     backend = smk.params.backend
-    parser = get_parser(backend, "es", **parser_options(smk.params.parsing, backend, "es", gpu=smk.resources.gpu))
+    options = parser_options(smk.params.parsing, backend, "es", gpu=gpus_requested(smk.resources), rule=smk.rule)
+    parser = get_parser(backend, "es", **options)
     tagmap = TagMap.load(smk.input.tagset[0])  # tag_corrections.yaml beside it is read too
     gold = read_test_set(source) if smk.rule == "regender_tag_testset" else None
     if gold is not None:
