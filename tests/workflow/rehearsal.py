@@ -384,7 +384,7 @@ def wiki_it() -> dict[str, bytes]:
 
 
 def wiki_he() -> dict[str, bytes]:
-    return _leipzig("heb_wikipedia_2016_1M", UD / "UD_Hebrew-HTB/he_htb-ud-dev.conllu")
+    return _leipzig("heb_wikipedia_2021_1M", UD / "UD_Hebrew-HTB/he_htb-ud-dev.conllu")
 
 
 BUILDERS: dict[str, Callable[[], dict[str, bytes]]] = {
@@ -484,6 +484,145 @@ HUB_BUILDERS: dict[str, Callable[[Path, list[str]], None]] = {
 }
 
 
+# --- stanza: small real models trained by stanza's own code, and a resources index listing them -------
+
+# Trained on the samples' test split (the wiki corpora are cut from the dev split): package names as stanza's.
+STANZA_TREEBANKS = {"es": ("UD_Spanish-GSD", "es_gsd", "gsd"), "fr": ("UD_French-GSD", "fr_gsd", "gsd"),
+                    "it": ("UD_Italian-ISDT", "it_isdt", "isdt"), "he": ("UD_Hebrew-HTB", "he_htb", "htb")}  # fmt: skip
+STANZA_TRAIN, STANZA_DEV = 120, 30  # sentences
+# Tiny sizes and a few steps: the models are real stanza models (every layer, vocabularies, the MWT
+# expander's dictionary) whose annotations mean little; they check the plumbing, as the rest of the rehearsal.
+# The tokenizer alone gets a few hundred steps: with fewer, a whole line comes out as one token.
+STANZA_TAGGER_SIZES = ["--hidden_dim", "16", "--char_hidden_dim", "16", "--deep_biaff_hidden_dim", "16",
+                       "--word_emb_dim", "8", "--char_emb_dim", "8", "--tag_emb_dim", "8", "--transformed_dim", "8",
+                       "--num_layers", "1", "--batch_size", "1000"]  # fmt: skip
+
+
+def _stanza_vectors(words: list[str], path: Path, dim: int = 8) -> None:
+    """Word vectors in the text format stanza reads (count and dimension first), random but reproducible."""
+    rng = random.Random(SEED)
+    rows = [f"{len(words)} {dim}"]
+    for word in words:
+        rows.append(word.replace(" ", "\xa0") + " " + " ".join(f"{rng.uniform(-1, 1):.4f}" for _ in range(dim)))
+    path.write_bytes(lines(rows))
+
+
+def train_stanza_models(folder: Path, lang: str) -> dict[str, dict[str, Path]]:
+    """Train tokenize, mwt, pos, lemma and depparse models (and build the pretrain file their taggers read) for
+    ``lang`` with stanza's own training entry points; return ``{processor: {package: model file}}``."""
+    import torch
+    from stanza.models.common.pretrain import Pretrain
+    from stanza.utils.datasets import conllu_to_text, prepare_tokenizer_data
+
+    ud_folder, prefix, package = STANZA_TREEBANKS[lang]
+    sentences = conllu_sentences(UD / ud_folder / f"{prefix}-ud-test.conllu")
+    data, out = folder / "data", folder / "models"
+    data.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    split = {"train": sentences[:STANZA_TRAIN], "dev": sentences[STANZA_TRAIN:STANZA_TRAIN + STANZA_DEV]}
+    for name, chosen in split.items():
+        conllu = data / f"{name}.conllu"
+        conllu.write_text("\n".join(chosen) + "\n", encoding="utf-8")
+        # The tokenizer learns from the raw text and per-character labels, made as stanza's data preparation does.
+        conllu_to_text.convert_text(str(conllu), str(data / f"{name}.txt"))
+        prepare_tokenizer_data.main([str(data / f"{name}.txt"), str(conllu), "-o", str(data / f"{name}.toklabels"),
+                                     "-m", str(data / f"{name}-mwt.json")])  # fmt: skip
+    forms = sorted({row.split("\t")[1] for block in split["train"] for row in block.splitlines()
+                    if row and not row.startswith("#") and row.split("\t")[0].isdigit()})  # fmt: skip
+    _stanza_vectors(forms, data / "vectors.txt")
+    pretrain = out / "pretrain.pt"
+    Pretrain(str(pretrain), str(data / "vectors.txt")).load()  # reads the vectors, saves stanza's .pt
+    # One thread: these models are too small to gain from more, and on a loaded machine torch's spinning
+    # threads make training ten times slower.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        _train_stanza_processors(lang, package, data, out, pretrain)
+    finally:
+        torch.set_num_threads(threads)
+    nocharlm = f"{package}_nocharlm"  # stanza names its taggers so when they use no character LM
+    return {"tokenize": {package: out / "tokenize.pt"}, "mwt": {package: out / "mwt.pt"},
+            "pos": {nocharlm: out / "pos.pt"}, "lemma": {nocharlm: out / "lemma.pt"},
+            "depparse": {nocharlm: out / "depparse.pt"}, "pretrain": {package: pretrain}}  # fmt: skip
+
+
+def _train_stanza_processors(lang: str, package: str, data: Path, out: Path, pretrain: Path) -> None:
+    from stanza.models import lemmatizer, mwt_expander, parser, tagger, tokenizer
+
+    train, dev = str(data / "train.conllu"), str(data / "dev.conllu")
+    tag = ["--mode", "train", "--shorthand", f"{lang}_{package}", "--save_dir", str(out)]
+    tokenizer.main(tag + ["--lang", lang, "--txt_file", str(data / "train.txt"), "--label_file",
+                          str(data / "train.toklabels"), "--mwt_json_file", str(data / "train-mwt.json"),
+                          "--dev_txt_file", str(data / "dev.txt"), "--dev_label_file", str(data / "dev.toklabels"),
+                          "--dev_conll_gold", dev, "--conll_file", str(data / "tokenize.out.conllu"),
+                          "--save_name", "tokenize.pt", "--steps", "300", "--eval_steps", "300",
+                          "--hidden_dim", "32", "--emb_dim", "16"])  # fmt: skip
+    mwt_expander.main(tag + ["--lang", lang, "--train_file", train, "--eval_file", dev, "--gold_file", dev,
+                             "--output_file", str(data / "mwt.out.conllu"), "--save_name", "mwt.pt", "--num_epoch", "1",
+                             "--hidden_dim", "16", "--emb_dim", "8"])  # fmt: skip
+    tagger.main(tag + ["--lang", lang, "--train_file", train, "--eval_file", dev, "--output_file",
+                       str(data / "pos.out.conllu"), "--wordvec_pretrain_file", str(pretrain), "--save_name", "pos.pt",
+                       "--max_steps", "20", "--eval_interval", "20", "--composite_deep_biaff_hidden_dim", "8",
+                       *STANZA_TAGGER_SIZES])  # fmt: skip
+    lemmatizer.main(tag + ["--train_file", train, "--eval_file", dev, "--output_file", str(data / "lemma.out.conllu"),
+                           "--save_name", "lemma.pt", "--num_epoch", "1", "--hidden_dim", "16", "--emb_dim", "8",
+                           "--pos_dim", "8"])  # fmt: skip
+    parser.main(tag + ["--lang", lang, "--train_file", train, "--eval_file", dev, "--output_file",
+                       str(data / "depparse.out.conllu"), "--wordvec_pretrain_file", str(pretrain), "--save_name",
+                       "depparse.pt", "--max_steps", "20", "--eval_interval", "20", "--deep_biaff_output_dim", "8",
+                       *STANZA_TAGGER_SIZES])  # fmt: skip
+    (out / "depparse_checkpoint.pt").unlink(missing_ok=True)  # the trainer's resume state, not a model
+
+
+def stanza_index(models: dict[str, dict[str, dict[str, Path]]], url: str) -> dict[str, Any]:
+    """A resources index in the layout stanza's ``prepare_resources.py`` writes: per language, processor ->
+    package -> md5 (and the pretrain the taggers depend on), the default package; the models' ``url``."""
+    index: dict[str, Any] = {}
+    for lang, processors in models.items():
+        entry: dict[str, Any] = {"lang_name": lang}
+        default: dict[str, str] = {}
+        pretrain = next(iter(processors["pretrain"]))
+        for processor, packages in processors.items():
+            entry[processor] = {}
+            for package, path in packages.items():
+                spec: dict[str, Any] = {"md5": hashlib.md5(path.read_bytes()).hexdigest()}
+                if processor in ("pos", "depparse"):
+                    spec["dependencies"] = [{"model": "pretrain", "package": pretrain}]
+                entry[processor][package] = spec
+                if processor != "pretrain":
+                    default[processor] = package
+        entry["default_processors"] = default
+        entry["packages"] = {"default": default}
+        index[lang] = entry
+    index["url"] = url
+    return index
+
+
+def build_stanza(folder: Path, langs: Iterable[str]) -> dict[str, dict[str, dict[str, Path]]]:
+    """Stanza models for every language, trained under ``folder/<lang>``: ``{lang: {processor: {package: path}}}``."""
+    return {lang: train_stanza_models(folder / lang, lang) for lang in sorted(langs)}
+
+
+def serve_stanza(server: Any, models: dict[str, dict[str, dict[str, Path]]], folder: Path) -> str:
+    """Serve the models where stanza's are (the index's URL template, on the local server) and an index
+    listing them where stanza looks for it; return the resources URL to configure."""
+    from stanza.resources.common import DEFAULT_RESOURCES_VERSION, STANZA_RESOURCES_GITHUB
+
+    hub = "https://huggingface.co/stanfordnlp/stanza-{lang}/resolve/v{resources_version}/models/{filename}"
+    for lang, processors in models.items():
+        for processor, packages in processors.items():
+            for package, path in packages.items():
+                real = hub.format(lang=lang, resources_version=DEFAULT_RESOURCES_VERSION,
+                                  filename=f"{processor}/{package}.pt")  # fmt: skip
+                server.serve_file(real, path)
+    local = f"{server.base}/{hub.removeprefix('https://')}"
+    folder.mkdir(parents=True, exist_ok=True)
+    index = folder / f"resources_{DEFAULT_RESOURCES_VERSION}.json"
+    index.write_text(json.dumps(stanza_index(models, local), indent=1), encoding="utf-8")
+    url = server.serve_file(f"{STANZA_RESOURCES_GITHUB}main/{index.name}", index)
+    return url.rsplit("/", 1)[0]
+
+
 # --- the rehearsal: files, models, the config that points the paper config at them -----------------
 
 
@@ -491,23 +630,35 @@ def paper_config() -> dict[str, Any]:
     return yaml.safe_load((ROOT / "config/paper.yaml").read_text(encoding="utf-8"))
 
 
-def hub_repos(config: dict[str, Any]) -> list[str]:
-    """The Hub models the config uses, its schema's defaults included (the detector's roberta-base)."""
+def _validated(config: dict[str, Any]) -> dict[str, Any]:
     from cdaflow.config import validate
-    from cdaflow.data.hub import hub_refs
 
     here = os.getcwd()
     os.chdir(ROOT)  # the config's relative paths are the project's
     try:
-        validated = validate(copy.deepcopy(config), source="paper")
+        return validate(copy.deepcopy(config), source="paper")
     finally:
         os.chdir(here)
-    return sorted(ref["hub"] for ref in hub_refs(validated).values())
+
+
+def hub_repos(config: dict[str, Any]) -> list[str]:
+    """The Hub models the config uses, its schema's defaults included (the detector's roberta-base)."""
+    from cdaflow.data.hub import hub_refs
+
+    return sorted(ref["hub"] for ref in hub_refs(_validated(config)).values())
+
+
+def stanza_langs(config: dict[str, Any]) -> list[str]:
+    """The languages the config parses with stanza (their models are fetched by rule fetch_stanza_models)."""
+    from cdaflow.text.stanza_models import stanza_languages
+
+    return stanza_languages(_validated(config))
 
 
 def build(folder: Path, config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Build every dataset's files under ``folder/downloads/<dataset>/`` and every Hub model under
-    ``folder/hub/<org--name>/``; return ``{"files": {dataset: {file: path}}, "repos": {repo: path}}``."""
+    """Build every dataset's files under ``folder/downloads/<dataset>/``, every Hub model under
+    ``folder/hub/<org--name>/`` and stanza's models under ``folder/stanza/<lang>``; return
+    ``{"files": {dataset: {file: path}}, "repos": {repo: path}, "stanza": {lang: {processor: {package: path}}}}``."""
     config = paper_config() if config is None else config
     missing = sorted(set(config["datasets"]) - set(BUILDERS))
     if missing:
@@ -530,6 +681,12 @@ def build(folder: Path, config: dict[str, Any] | None = None) -> dict[str, Any]:
         target.mkdir(parents=True, exist_ok=True)
         HUB_BUILDERS[repo](target, texts)
         built["repos"][repo] = target
+    langs = stanza_langs(config)
+    missing = sorted(set(langs) - set(STANZA_TREEBANKS))
+    if missing:
+        raise KeyError(f"no rehearsal stanza models for the languages {missing}")
+    built["stanza"] = build_stanza(folder / "stanza", langs)
+    built["stanza_index"] = folder / "stanza" / "index"  # where serve_stanza writes the index it serves
     return built
 
 
@@ -544,8 +701,9 @@ def url_file_name(url: str) -> str:
 
 
 def serve_and_configure(server: Any, built: dict[str, Any], config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Serve the built files at their real URLs' paths and the models as the Hub; return the config
-    overlay (every dataset URL and sha256, the Hub endpoint) that points the paper config at them."""
+    """Serve the built files at their real URLs' paths, the models as the Hub and stanza's models with their
+    index; return the config overlay (every dataset URL and sha256, the Hub endpoint, stanza's resources URL)
+    that points the paper config at them."""
     config = paper_config() if config is None else config
     datasets: dict[str, Any] = {}
     for name, entry in config["datasets"].items():
@@ -559,7 +717,10 @@ def serve_and_configure(server: Any, built: dict[str, Any], config: dict[str, An
             datasets[name] = {"url": server.serve_file(entry["url"], files[file]), "sha256": sha256(files[file])}
     for repo, path in built["repos"].items():
         server.serve_repo(repo, path)
-    return {"datasets": datasets, "downloads": {"hub_endpoint": server.base, "retries": 1, "backoff": 0.5}}
+    overlay = {"datasets": datasets, "downloads": {"hub_endpoint": server.base, "retries": 1, "backoff": 0.5}}
+    if built.get("stanza"):
+        overlay["parsing"] = {"stanza_resources_url": serve_stanza(server, built["stanza"], built["stanza_index"])}
+    return overlay
 
 
 def save_by_hand(project: Path, built: dict[str, Any], config: dict[str, Any] | None = None) -> list[Path]:

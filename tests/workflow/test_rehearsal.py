@@ -39,7 +39,8 @@ def planned_rules(*configfiles: str, cwd: Path = ROOT) -> dict[str, int]:
 
 def fake_urls(tmp_path: Path) -> Path:
     """A urls.yaml like the rehearsal's, without building or serving anything (for dry runs)."""
-    overlay = {"datasets": {}, "downloads": {"hub_endpoint": "http://127.0.0.1:9"}}
+    overlay = {"datasets": {}, "downloads": {"hub_endpoint": "http://127.0.0.1:9"},
+               "parsing": {"stanza_resources_url": "http://127.0.0.1:9/stanza-resources"}}  # fmt: skip
     for name, entry in PAPER["datasets"].items():
         if entry.get("files"):
             urls = {file: {"url": f"http://127.0.0.1:9/{name}/{file}"} for file in entry["files"]}
@@ -56,15 +57,17 @@ def test_rehearsal_plans_the_same_rules_as_the_paper_config(tmp_path):
     rehearsed = planned_rules("config/paper.yaml", "config/rehearsal.yaml", str(fake_urls(tmp_path)))
     assert set(rehearsed) == set(paper)
     # Only sizes shrink: one job per dataset and Hub model, as many shards as the overlay says.
-    for rule in ("fetch_dataset", "fetch_model", "treebank_split", "morph_cda_train_mrf", "regender_translate",
-                 "gap_subjective_transfer"):  # fmt: skip
+    for rule in ("fetch_dataset", "fetch_model", "fetch_stanza_models", "treebank_split", "morph_cda_train_mrf",
+                 "regender_translate", "gap_subjective_transfer"):  # fmt: skip
         assert rehearsed[rule] == paper[rule], rule
 
 
 def test_rehearsal_overlay_changes_only_sizes():
-    """config/rehearsal.yaml names no dataset, file, treebank split or model: the paper's stay."""
+    """config/rehearsal.yaml names no dataset, file, treebank split or model, and parses as the paper config
+    does (stanza, its models fetched): the paper's stay."""
     overlay = yaml.safe_load((ROOT / "config/rehearsal.yaml").read_text(encoding="utf-8"))
-    assert set(overlay) <= {"scale", "compute", "parsing", "corpora", "studies"}
+    assert set(overlay) <= {"scale", "compute", "corpora", "studies"}
+    assert PAPER["parsing"]["corpora"] == "stanza"
     assert all(set(entry) == {"shards"} for entry in overlay["corpora"].values())
     text = yaml.safe_dump(overlay)
     for key in ("dataset:", "file:", "path:", "url:", "hub:", "package:", "train:", "annotations:"):
@@ -74,6 +77,39 @@ def test_rehearsal_overlay_changes_only_sizes():
 def test_every_paper_dataset_and_hub_model_has_a_fixture():
     assert set(PAPER["datasets"]) == set(rehearsal.BUILDERS)
     assert set(rehearsal.hub_repos(PAPER)) == set(rehearsal.HUB_BUILDERS)
+    assert set(rehearsal.stanza_langs(PAPER)) == set(rehearsal.STANZA_TREEBANKS) == {"es", "fr", "it", "he"}
+
+
+def test_a_stanza_model_dir_without_the_models_stops_the_run_at_once(tmp_path):
+    """Named by the config, a folder without stanza's models stops the run before any job, in one line."""
+    overlay = tmp_path / "models.yaml"
+    overlay.write_text(yaml.safe_dump({"parsing": {"stanza_model_dir": str(tmp_path)}}))
+    result = snakemake("-n", "--quiet", "rules", "--configfile", "config/paper.yaml", str(overlay))
+    assert result.returncode != 0
+    [line] = [row for row in (result.stdout + result.stderr).splitlines() if row.startswith("parsing.stanza_model_dir")]
+    for lang in ("es", "fr", "it", "he"):
+        assert f"lacks stanza's models for {lang!r}: {tmp_path}: no resources.json" in line
+    assert "fetch_stanza_models" in line
+
+
+def test_the_fetch_rule_fetches_stanzas_models_and_pins_them(tmp_path):
+    """rule fetch_stanza_models, run by Snakemake with the paper config: the index and the models the parse
+    rules read, from the configured URL, into resources/models/stanza/<lang>, pinned in the lock file."""
+    from tests.text.test_stanza_models import _fake_models
+
+    copy = project_copy(tmp_path)
+    models = _fake_models(tmp_path / "models", "he")
+    with mock_server() as server:
+        url = rehearsal.serve_stanza(server, models, tmp_path / "served")
+        (copy / "urls.yaml").write_text(yaml.safe_dump({"parsing": {"stanza_resources_url": url}}))
+        result = snakemake("resources/models/stanza/he", "--cores", "1", "--configfile", "config/paper.yaml",
+                           "urls.yaml", cwd=copy)  # fmt: skip
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    fetched = copy / "resources/models/stanza/he"
+    assert (fetched / "he/depparse/gsd_nocharlm.pt").read_bytes() == b"he depparse model"
+    with open(copy / "results/downloads.tsv", encoding="utf-8") as handle:
+        pinned = {row["file"] for row in csv.DictReader(handle, delimiter="\t") if row["dataset"] == "stanza:he"}
+    assert pinned == {"resources.json", *(f"he/{p}/{next(iter(k))}.pt" for p, k in models["he"].items())}
 
 
 @pytest.mark.slow
@@ -109,6 +145,18 @@ def test_rehearsal_runs_the_paper_dag_end_to_end(tmp_path):
         f"hub:{repo}" for repo in rehearsal.HUB_BUILDERS
     }
     assert any("/api/models/roberta-base/" in request for request in requests)
+    # Stanza's index and every language's models were fetched once, pinned, and parsed the corpora.
+    stanza = {row["dataset"]: row for row in lock if row["dataset"].startswith("stanza:")}
+    assert set(stanza) == {f"stanza:{lang}" for lang in rehearsal.STANZA_TREEBANKS}
+    assert sum("/resources_" in request for request in requests) == len(rehearsal.STANZA_TREEBANKS)
+    for corpus in PAPER["corpora"]:
+        for shard in sorted((copy / "results/common/corpora" / corpus).glob("shard*.conllu")):
+            log = (copy / "logs/common/corpus_shard" / corpus / f"{shard.stem}.log").read_text(encoding="utf-8")
+            assert " with stanza" in log, log
+            text = shard.read_text(encoding="utf-8")
+            assert "# sent_id = " in text and "# text = " in text
+            # Multiword tokens (Spanish "del", Hebrew clitics...): stanza's mwt expander, which spaCy has none of.
+            assert re.search(r"^\d+-\d+\t", text, re.MULTILINE), shard
     readme = (copy / "results/README.md").read_text(encoding="utf-8")
     assert "Scale of this run: **rehearsal**" in readme
     for table in ("table3_intrinsic.tsv", "table3_error_rates.tsv", "table8_benchmark.tsv", "seat.tsv", "senteval.tsv"):

@@ -2,6 +2,7 @@
 #
 # Layout:  resources/data/<dataset>/            acquired (downloaded or local) and extracted data
 #          resources/downloads/<dataset>/       download cache (archives as fetched)
+#          resources/models/stanza/<lang>/      stanza's models of a language (index + model files)
 #          results/downloads.tsv                lock file: url, size and sha256 of what was used
 #          results/common/treebanks/<tb>/<split>.conllu     validated (and re-parsed) treebanks
 #          results/common/corpora/<corpus>/shard<k>.conllu  parsed raw-text corpora, sharded
@@ -14,15 +15,23 @@ wildcard_constraints:
     split="train|dev|test",
     gap_split="development|validation|test",
     shard=r"\d+",
+    lang="[A-Za-z0-9_-]+",
 
 
 from snakemake.logging import logger
 
+from cdaflow.config import ConfigError
 from cdaflow.data.datasets import local_fingerprint, manual_pending
+from cdaflow.text import stanza_models
 
 # Said at start-up, not only when the fetch job fails: what must be downloaded by hand.
 for line in manual_pending(config["datasets"], DATA_DIR, DOWNLOAD_CACHE):
     logger.warning(line)
+
+# Stanza's models: fetched by fetch_stanza_models unless parsing.stanza_model_dir names a folder, which must
+# hold them now (else every parse job would wait for its GPU, then fail).
+if stanza_problems := stanza_models.startup_problems(config):
+    raise ConfigError("; ".join(stanza_problems))
 
 
 rule fetch_dataset:
@@ -69,11 +78,29 @@ rule fetch_model:
         "../scripts/common/fetch_model.py"
 
 
+rule fetch_stanza_models:
+    """Fetch stanza's resources index and one language's models (as stanza.download does) into resources/models/stanza/<lang>."""
+    output:
+        directory(f"{stanza_models.FETCH_ROOT}/{{lang}}"),
+    log:
+        "logs/common/fetch_stanza_models/{lang}.log",
+    params:
+        resources_url=config["parsing"]["stanza_resources_url"],
+        model_url=config["parsing"]["stanza_model_url"],
+        downloads=config["downloads"],
+        lockfile=LOCKFILE,
+    conda:
+        f"{ENVS}/torch.yaml"
+    script:
+        "../scripts/common/fetch_stanza_models.py"
+
+
 rule datasets:
-    """Acquire every dataset and Hub model the config registers (`snakemake datasets`)."""
+    """Acquire every dataset, Hub model and stanza model the config registers (`snakemake datasets`)."""
     input:
         [dataset_dir(name) for name in config["datasets"]],
         [f"{MODELS_DIR}/{name}" for name in HUB_MODELS],
+        [stanza_models.parse_inputs(config, "stanza", lang) for lang in stanza_models.stanza_languages(config)],
 
 
 # Downloads run on the host that runs Snakemake (submitting to a cluster): compute nodes often have
@@ -81,6 +108,7 @@ rule datasets:
 localrules:
     fetch_dataset,
     fetch_model,
+    fetch_stanza_models,
     datasets,
 
 
@@ -88,6 +116,7 @@ rule treebank_split:
     """One treebank split, validated; re-parsed unless the treebank backend is `gold`."""
     input:
         lambda wc: dataset_dir(config["treebanks"][wc.treebank]["dataset"]),
+        lambda wc: stanza_models.parse_inputs(config, config["parsing"]["treebanks"], config["treebanks"][wc.treebank]["lang"]),
     output:
         "results/common/treebanks/{treebank}/{split}.conllu",
     log:
@@ -112,6 +141,7 @@ rule corpus_shard:
     """Parse one shard of a raw-text corpus (lines k, k+n, k+2n, ...) with the corpus backend."""
     input:
         lambda wc: dataset_dir(config["corpora"][wc.corpus]["dataset"]),
+        lambda wc: stanza_models.parse_inputs(config, config["parsing"]["corpora"], config["corpora"][wc.corpus]["lang"]),
     output:
         "results/common/corpora/{corpus}/shard{shard}.conllu",
     log:

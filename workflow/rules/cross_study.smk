@@ -52,6 +52,7 @@ rule cross_study_cda_regender:
         model=CS_CDA_MODEL,
         gold=list(REG_TESTSETS.values()),
         b_outputs=CS_B_OUTPUTS,
+        stanza=stanza_models.parse_inputs(config, config["parsing"]["corpora"], "es"),  # parses Spanish with the corpus backend
     output:
         table=study_report(f"{CS_OUT}/cda_regender.tsv", "cross_study", "cda_regender"),
         outputs=[f"{CS_OUT}/cda_regender/{system}/{testset}.txt" for system in CS_A_SYSTEMS for testset in REG_TESTSETS],
