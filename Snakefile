@@ -1,7 +1,7 @@
 # cdaflow: four studies of gender bias in NLP data, rebuilt from raw public data.
 #   snakemake --cores 8                                   # embedded demo (config.yaml), offline
 #   snakemake --cores 8 --configfile config/validation.yaml   # real samples in ../shared/data
-#   snakemake --configfile config/paper.yaml --workflow-profile profiles/slurm   # full scale
+#   snakemake --configfile config/paper.yaml --workflow-profile profiles/slurm --sdm conda   # full scale
 import os
 import sys
 from pathlib import Path
@@ -49,3 +49,8 @@ rule all:
         all_targets(),
         "results/README.md",
     default_target: True
+
+
+# Once every rule is defined: light rules get the CPU partition and account of config compute.slurm
+# (heavy ones got theirs from job_resources).
+place_rules_without_job_resources()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from cdaflow.cluster import JobsFileError, load_jobs, rule_items
+from cdaflow.cluster import JobsFileError, gpus_requested, load_jobs, rule_items, slurm_resources
 from cdaflow.config import validate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,3 +79,142 @@ def test_every_heavy_rule_of_the_workflow_has_an_entry_and_a_measured_cost():
     assert len({size["runtime"] for size in sizes.values()}) > 5  # not one default for all
     items = yaml.safe_load((ROOT / "resources/cross_study/paper.yaml").read_text())["values"]
     assert {cost.items for cost in jobs.costs.values()} - {"-"} <= set(items)
+
+
+def test_a_retry_asks_for_more_time_within_the_cap(tmp_path):
+    jobs = load_jobs(write(tmp_path, {"a": {"items": "-"}}, "a\tr\t-\t\t1\t60\t10\n"))
+    assert jobs.retry_factor == 2.0  # sizing has no retry_factor: the default
+    assert [jobs.runtime_for_attempt(400, attempt) for attempt in (1, 2, 3)] == [400, 800, 1600]
+    assert jobs.runtime_for_attempt(2000, 2) == jobs.max_runtime == 2880  # grows up to the cap only
+    assert jobs.runtime_for_attempt(2880, 3) == 2880  # a job at the cap resumes from its checkpoints instead
+    sizing = {"margin": 2, "margin_mem": 1.5, "gpu_speedup": 10, "thread_efficiency": 0.5, "min_runtime": 30,
+              "max_runtime": 2880, "min_mem_mb": 1000, "retry_factor": 1.5}  # fmt: skip
+    jobs = load_jobs(write(tmp_path, {"a": {"items": "-"}}, "a\tr\t-\t\t1\t60\t10\n", sizing))
+    assert jobs.runtime_for_attempt(100, 2) == 150
+
+
+SLURM = {
+    "gpu": {"partition": "gpu", "account": "lab-gpu", "gres_form": "gpus"},
+    "cpu": {"partition": "cpu", "account": None},
+    "rules": {"big": {"partition": "bigmem"}, "old_gpu": {"gres_form": "gres", "account": None}},
+}
+
+
+@pytest.mark.parametrize(
+    ("rule", "gpus", "expected"),
+    [
+        ("train", 1, {"slurm_partition": "gpu", "slurm_account": "lab-gpu", "gpu": 1}),
+        ("tag", 0, {"slurm_partition": "cpu", "gpu": 0}),  # no account: SLURM's default for the user
+        ("big", 0, {"slurm_partition": "bigmem", "gpu": 0}),
+        ("big", 2, {"slurm_partition": "bigmem", "slurm_account": "lab-gpu", "gpu": 2}),
+        ("old_gpu", 2, {"slurm_partition": "gpu", "slurm_account": "lab-gpu", "gres": "gpu:2"}),  # null: inherited
+    ],
+)
+def test_jobs_are_placed_by_kind_then_by_rule(rule, gpus, expected):
+    assert slurm_resources(SLURM, rule, gpus) == expected
+    assert gpus_requested(expected) == gpus
+
+
+def test_no_slurm_block_leaves_placement_to_slurm():
+    paper = validate(yaml.safe_load((ROOT / "config/paper.yaml").read_text()), source="paper")
+    assert "slurm" not in paper["compute"]  # the validated config is as before: nothing to set, nothing added
+    assert slurm_resources({}, "corpus_shard", 1) == {"gpu": 1}
+    assert slurm_resources({}, "regender_rules", 0) == {"gpu": 0}
+    filled = validate({**paper, "compute": {**paper["compute"], "slurm": {"gpu": {"partition": "g"}}}}, source="x")
+    assert slurm_resources(filled["compute"]["slurm"], "corpus_shard", 1) == {"slurm_partition": "g", "gpu": 1}
+    assert slurm_resources(filled["compute"]["slurm"], "regender_rules", 0) == {"gpu": 0}
+
+
+@pytest.mark.parametrize(
+    ("resources", "gpus"),
+    [({"gpu": 2}, 2), ({"gpu": 0}, 0), ({"gres": "gpu"}, 1), ({"gres": "gpu:a100:3"}, 3), ({"gres": "gpu:a100"}, 1),
+     ({"gres": "tmp:10G,gpu:2"}, 2), ({"gres": "tmp:10G"}, 0), ({}, 0)],
+)  # fmt: skip
+def test_the_gpu_count_is_read_from_either_form(resources, gpus):
+    assert gpus_requested(resources) == gpus
+
+    class Namespace:  # a script's snakemake.resources: attributes, not keys
+        pass
+
+    attributes = Namespace()
+    vars(attributes).update(resources)
+    assert gpus_requested(attributes) == gpus
+
+
+@pytest.mark.parametrize(
+    ("slurm", "message"),
+    [
+        ({"gpu": {"gres_form": "mig"}}, "compute.slurm.gpu.gres_form: 'mig' is not one of"),
+        ({"cpu": {"partiton": "x"}}, "compute.slurm.cpu: unknown key 'partiton'"),
+        ({"rules": {"tag": {"qos": "x"}}}, "compute.slurm.rules.tag: unknown key 'qos'"),
+    ],
+)
+def test_a_bad_slurm_block_is_named(slurm, message):
+    paper = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+    paper["compute"]["slurm"] = slurm
+    with pytest.raises(ValueError, match=re.escape(message)):
+        validate(paper, source="paper")
+
+
+MEMORY_HEADER = "rule\trun\titems\titems_small\tpeak_small_mb\titems_large\tpeak_large_mb\tfixed_mb\n"
+
+
+def test_memory_is_sized_from_the_measured_cost_per_item(tmp_path):
+    rules = {"lm": {"items": "-", "memory": {"items": "sentences", "per_job": 1_000_000}},
+             "eval": {"items": "-", "memory": {"items": "sentences", "per_job": 100_000}},
+             "other": {"items": "-"}}  # fmt: skip
+    path = write(tmp_path, rules, "lm\tr\t-\t\t1\t60\t700\neval\tr\t-\t\t1\t60\t700\nother\tr\t-\t\t1\t60\t700\n")
+    # lm: 400 MB at 10,000 sentences, 600 MB at 50,000: 5 kB a sentence over an intercept of 350 MB, but the
+    # paper's model holds 2,000 MB whatever the data. eval: no fixed part, the intercept counts.
+    (tmp_path / "jobs_memory.tsv").write_text(
+        "# measured\n" + MEMORY_HEADER + "lm\tb\tsentences\t10000\t400\t50000\t600\t2000\n"
+        "eval\tb\tsentences\t1000\t300\t3000\t500\t\n"
+    )
+    jobs = load_jobs(path)
+    lm, evaluate = jobs.costs["lm"].memory, jobs.costs["eval"].memory
+    assert lm.mb_per_item == pytest.approx(0.005) and lm.base_mb == 2000
+    assert evaluate.mb_per_item == pytest.approx(0.1) and evaluate.base_mb == pytest.approx(200)
+    # 1.5 x (2,000 + 0.005 x 1M) = 10,500 MB; 1.5 x (200 + 0.1 x 100,000) = 15,300 MB, rounded up to 100 MB.
+    assert jobs.size("lm", {}, threads=1, gpu=True)["mem_mb"] == 10500
+    assert jobs.size("eval", {}, threads=1, gpu=True)["mem_mb"] == 15300
+    assert jobs.size("other", {}, threads=1, gpu=True)["mem_mb"] == 1100  # 1.5 x its measured 700 MB
+    assert jobs.costs["other"].memory is None
+
+
+@pytest.mark.parametrize(
+    ("memory_entry", "rows", "message"),
+    [
+        ({"items": "sentences", "per_job": 10}, "", "rules.lm.memory: no measured memory"),
+        ({"items": "pairs", "per_job": 10}, "lm\tb\tsentences\t1\t1\t2\t2\t\n", "rules.lm.memory.items: 'pairs'"),
+        ({"items": "sentences"}, "lm\tb\tsentences\t1\t1\t2\t2\t\n", "rules.lm.memory: expected a mapping"),
+        (None, "lm\tb\tsentences\t1\t1\t2\t2\t\n", "rows for lm, which"),
+        ({"items": "sentences", "per_job": 10}, "lm\tb\tsentences\t5\t1\t2\t2\t\n", "items_large must exceed"),
+        ({"items": "sentences", "per_job": 10}, "lm\tb\tsentences\t1\t1\t2\n", "row 2: 6 fields"),
+    ],
+)
+def test_malformed_memory_rows_are_named(tmp_path, memory_entry, rows, message):
+    rule = {"items": "-"} if memory_entry is None else {"items": "-", "memory": memory_entry}
+    path = write(tmp_path, {"lm": rule}, "lm\tr\t-\t\t1\t60\t700\n")
+    (tmp_path / "jobs_memory.tsv").write_text(MEMORY_HEADER + rows)
+    with pytest.raises(JobsFileError, match=re.escape(message)):
+        load_jobs(path)
+
+
+def test_the_rules_whose_memory_grows_with_their_data_are_sized_from_measured_memory():
+    """morph_cda_lm, sentence_bias_evaluate and regender_parallel: mem_mb from benchmarks/memory_per_item.py's
+    rows (resources/jobs_memory.tsv) and the paper's sizes, with the margin."""
+    from cdaflow.cluster import read_memory
+
+    jobs = load_jobs()
+    measured = read_memory(ROOT / "resources/jobs_memory.tsv")
+    assert {"morph_cda_lm", "sentence_bias_evaluate", "regender_parallel"} <= set(measured)
+    paper = validate(yaml.safe_load((ROOT / "config/paper.yaml").read_text()), source="paper")
+    for rule, row in measured.items():
+        cost = jobs.costs[rule]
+        assert cost.memory is not None
+        assert (cost.memory.mb_per_item, cost.memory.base_mb) == (row.mb_per_item, row.base_mb)
+        assert row.mb_per_item > 0
+        peak = row.base_mb + row.mb_per_item * cost.memory_items_per_job
+        mem_mb = jobs.size(rule, paper, threads=8, gpu=True)["mem_mb"]
+        assert mem_mb == max(jobs.min_mem_mb, math.ceil(jobs.margin_mem * peak / 100) * 100)
+        assert mem_mb >= jobs.margin_mem * row.peak_large_mb  # never below what the larger measured run held

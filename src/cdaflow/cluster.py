@@ -21,8 +21,18 @@ and asks for ``runtime = margin × cpu_s / speed / 60`` minutes, where speed is 
 against one core, set below the scale notes' estimate so that jobs are not killed) for a job holding a
 GPU and ``threads × thread_efficiency`` otherwise, within ``[min_runtime, max_runtime]``; and
 ``mem_mb = margin_mem × peak`` (the peak scaled by the items per job where memory grows), at least
-``min_mem_mb``. Orders of magnitude with a margin, not quotes: a user with measured paper-scale times
-sets ``--set-resources rule:runtime=...``.
+``min_mem_mb``. A rule with a ``memory`` entry (``items``, ``per_job``) is sized from
+``resources/jobs_memory.tsv`` instead (``benchmarks/memory_per_item.py``: the peak at two input sizes, and
+the fixed part at the paper's model sizes where the measured run used a smaller one): ``peak = fixed (or
+the intercept) + MB per item × per_job``, per item being the slope between the two sizes. Orders of
+magnitude with a margin, not quotes: a user with measured paper-scale times sets
+``--set-resources rule:runtime=...``. A retry (the profile's ``retries``) asks for ``retry_factor`` times
+the time of the attempt before (:meth:`JobsFile.runtime_for_attempt`), within ``max_runtime``: a job
+already at the cap gets no more, it resumes from its checkpoints instead.
+
+Where the jobs go (:func:`slurm_resources`): config ``compute.slurm`` gives a partition and account for
+jobs holding GPUs and for the others, the form of the GPU request (``--gpus`` or ``--gres=gpu:N``), and
+per-rule exceptions.
 """
 
 from __future__ import annotations
@@ -36,7 +46,8 @@ from typing import Any
 import yaml
 
 __all__ = [
-    "JOBS_FILE", "JobCost", "JobsFile", "JobsFileError", "Scale", "config_value", "load_jobs", "measure", "rule_items",
+    "JOBS_FILE", "JobCost", "JobsFile", "JobsFileError", "MemoryCost", "Scale", "config_value", "gpus_requested",
+    "load_jobs", "measure", "read_memory", "rule_items", "slurm_resources",
 ]
 
 JOBS_FILE = Path(__file__).resolve().parents[2] / "resources" / "jobs.yaml"
@@ -95,6 +106,8 @@ class JobCost:
     mem_grows: bool = False
     cpu_bound: bool = False  # its work is CPU work even when the job holds a GPU (scikit-learn fits)
     scale_by: tuple[Scale, ...] = ()
+    memory: MemoryCost | None = None  # the measured memory per item (jobs_memory.tsv), with
+    memory_items_per_job: float = float("nan")  # the items of the largest job it applies to
 
     def work_factor(self, config: Mapping[str, Any]) -> float:
         return math.prod(scale.value(config) for scale in self.scale_by)
@@ -111,6 +124,8 @@ class JobCost:
         return per_job * self.work_factor(config)
 
     def job_peak_mb(self) -> float:
+        if self.memory is not None:
+            return self.memory.peak_mb(self.memory_items_per_job)
         if self.items == "-" or not self.mem_grows:
             return self.peak_mb
         return self.peak_mb * self.paper_items_per_job / self.items_per_job_measured()
@@ -126,6 +141,12 @@ class JobsFile:
     max_runtime: int
     min_mem_mb: int
     costs: dict[str, JobCost] = field(default_factory=dict)
+    retry_factor: float = 2.0  # sizing.retry_factor: a wall-time kill is an underestimate, not noise
+
+    def runtime_for_attempt(self, runtime: int, attempt: int) -> int:
+        """Minutes for try number `attempt` (1, 2, ...) of a job sized `runtime` for its first try."""
+        grown = math.ceil(runtime * self.retry_factor ** (max(1, attempt) - 1))
+        return int(min(max(runtime, self.max_runtime), grown))
 
     def size(self, rule: str, config: Mapping[str, Any], *, threads: int, gpu: bool) -> dict[str, int]:
         """``{"runtime": minutes, "mem_mb": MB}`` of one paper-scale job of `rule`."""
@@ -136,6 +157,45 @@ class JobsFile:
             "runtime": int(min(self.max_runtime, max(self.min_runtime, math.ceil(runtime)))),
             "mem_mb": int(max(self.min_mem_mb, math.ceil(self.margin_mem * cost.job_peak_mb() / 100) * 100)),
         }
+
+
+def slurm_resources(slurm: Mapping[str, Any], rule: str, gpus: int) -> dict[str, Any]:
+    """The SLURM resources placing one job of `rule` that holds `gpus` GPUs (config ``compute.slurm``).
+
+    ``slurm_partition`` and ``slurm_account`` (read by the SLURM executor plugin) from the ``gpu`` block for a
+    job holding GPUs, else the ``cpu`` block, each key overridden by ``rules.<rule>``; unset keys are left
+    out, so the plugin's own choice stands. The GPU request: ``gpu: N`` (``--gpus=N``), or ``gres: gpu:N``
+    (``--gres=gpu:N``) where ``gres_form`` is ``gres``, for clusters whose SLURM refuses ``--gpus``; a job
+    without GPUs gets ``gpu: 0``, which requests none. Read the count back with :func:`gpus_requested`.
+    """
+    placement = dict(slurm.get("gpu" if gpus else "cpu") or {})
+    placement.update({key: value for key, value in ((slurm.get("rules") or {}).get(rule) or {}).items()
+                      if value is not None})  # fmt: skip
+    resources: dict[str, Any] = {}
+    for key, resource in (("partition", "slurm_partition"), ("account", "slurm_account")):
+        if placement.get(key):
+            resources[resource] = str(placement[key])
+    if gpus and placement.get("gres_form", "gpus") == "gres":
+        resources["gres"] = f"gpu:{gpus}"  # `gpu` too would add --gpus, which such clusters refuse
+    else:
+        resources["gpu"] = gpus
+    return resources
+
+
+def gpus_requested(resources: Any) -> int:
+    """GPUs a job asked for: its ``gpu`` resource, else the count in a ``gres`` of ``gpu[:type][:N]``.
+
+    `resources` is a job's resources (``snakemake.resources`` in a script) or a mapping.
+    """
+    get = resources.get if isinstance(resources, Mapping) else (lambda name, default: getattr(resources, name, default))
+    gpu = get("gpu", None)
+    if gpu:
+        return int(gpu)
+    for part in str(get("gres", None) or "").split(","):
+        name, *rest = part.strip().split(":")
+        if name == "gpu":  # gpu, gpu:N, gpu:type or gpu:type:N (SLURM's default count is 1)
+            return int(rest[-1]) if rest and rest[-1].isdigit() else 1
+    return 0
 
 
 MEASURED_COLUMNS = ("rule", "run", "items", "items_measured", "jobs_measured", "cpu_s", "peak_mb")
@@ -161,6 +221,75 @@ def read_measured(path: str | Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+MEMORY_COLUMNS = ("rule", "run", "items", "items_small", "peak_small_mb", "items_large", "peak_large_mb", "fixed_mb")
+
+
+@dataclass(frozen=True)
+class MemoryCost:
+    """A rule's peak memory measured at two input sizes (and, where its model differs at paper scale, the
+    fixed part measured at the paper's settings): a straight line through the two peaks."""
+
+    run: str
+    items: str
+    items_small: float
+    peak_small_mb: float
+    items_large: float
+    peak_large_mb: float
+    fixed_mb: float = float("nan")  # what the job holds whatever its data, at the paper's model sizes
+
+    @property
+    def mb_per_item(self) -> float:
+        return max(0.0, (self.peak_large_mb - self.peak_small_mb) / (self.items_large - self.items_small))
+
+    @property
+    def base_mb(self) -> float:
+        if not math.isnan(self.fixed_mb):
+            return self.fixed_mb
+        return self.peak_large_mb - self.mb_per_item * self.items_large
+
+    def peak_mb(self, items: float) -> float:
+        return self.base_mb + self.mb_per_item * items
+
+
+def read_memory(path: str | Path) -> dict[str, MemoryCost]:
+    """resources/jobs_memory.tsv: ``{rule: MemoryCost}`` (comment lines start with ``#``)."""
+    path = Path(path)
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line and line[0] != "#"]
+    if not rows or tuple(rows[0]) != MEMORY_COLUMNS:
+        raise JobsFileError(f"{path}: expected the header {' '.join(MEMORY_COLUMNS)}")
+    found = {}
+    for number, cells in enumerate(rows[1:], start=2):
+        if len(cells) != len(MEMORY_COLUMNS):
+            raise JobsFileError(f"{path}: row {number}: {len(cells)} fields, expected {len(MEMORY_COLUMNS)}")
+        row = dict(zip(MEMORY_COLUMNS, cells))
+        try:
+            cost = MemoryCost(row["run"], row["items"], *(float(row[c]) for c in MEMORY_COLUMNS[3:7]),
+                              fixed_mb=float(row["fixed_mb"] or "nan"))  # fmt: skip
+        except ValueError as error:
+            raise JobsFileError(f"{path}: row {number}: {error}") from None
+        if not cost.items_large > cost.items_small > 0:
+            raise JobsFileError(f"{path}: row {number}: items_large must exceed items_small (> 0)")
+        found[row["rule"]] = cost
+    return found
+
+
+def _memory(entry: Any, cost: MemoryCost | None, where: str, memory_path: Path) -> dict[str, Any]:
+    """JobCost's memory fields from a rule's ``memory`` entry and its measured row."""
+    if entry is None:
+        return {}
+    if not isinstance(entry, Mapping) or not {"items", "per_job"} <= set(entry):
+        raise JobsFileError(f"{where}.memory: expected a mapping with 'items' and 'per_job'")
+    if cost is None:
+        raise JobsFileError(f"{where}.memory: no measured memory in {memory_path}")
+    if str(entry["items"]) != cost.items:
+        raise JobsFileError(f"{where}.memory.items: {entry['items']!r}, but {memory_path} measured {cost.items!r}")
+    try:
+        per_job = float(entry["per_job"])
+    except (TypeError, ValueError):
+        raise JobsFileError(f"{where}.memory.per_job: {entry['per_job']!r} is not a number") from None
+    return {"memory": cost, "memory_items_per_job": per_job}
+
+
 def _scale(item: Mapping[str, Any]) -> Scale:
     if "factor" in item:
         if not item.get("why"):
@@ -171,8 +300,10 @@ def _scale(item: Mapping[str, Any]) -> Scale:
                  default=None if default is None else float(default), why=str(item.get("why", "")))
 
 
-def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None) -> JobsFile:
-    """resources/jobs.yaml with the measured costs of resources/jobs_measured.tsv, checked."""
+def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None,
+              memory: str | Path | None = None) -> JobsFile:
+    """resources/jobs.yaml with the measured costs of resources/jobs_measured.tsv (and the measured memory per
+    item of resources/jobs_memory.tsv), checked."""
     path = Path(path)
     measured_path = Path(measured) if measured is not None else path.with_name("jobs_measured.tsv")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -180,6 +311,10 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None) 
     if not isinstance(sizing, Mapping) or not isinstance(rules, Mapping):
         raise JobsFileError(f"{path}: expected the mappings 'sizing' and 'rules'")
     runs = read_measured(measured_path)
+    memory_path = Path(memory) if memory is not None else path.with_name("jobs_memory.tsv")
+    memories = read_memory(memory_path) if memory_path.is_file() else {}
+    if unused := sorted(set(memories) - {rule for rule, entry in rules.items() if "memory" in entry}):
+        raise JobsFileError(f"{memory_path}: rows for {', '.join(unused)}, which {path} gives no 'memory' entry")
     costs = {}
     for rule, entry in rules.items():
         where = f"{path}: rules.{rule}"
@@ -188,6 +323,7 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None) 
         run = runs[rule]
         if str(entry.get("items")) != run["items"]:
             raise JobsFileError(f"{where}.items: {entry.get('items')!r}, but {measured_path} measured {run['items']!r}")
+        memory_fields = _memory(entry.get("memory"), memories.get(rule), where, memory_path)
         try:
             scale_by = tuple(_scale(item) for item in entry.get("scale_by", []))
             costs[rule] = JobCost(
@@ -196,7 +332,7 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None) 
                 jobs_per_item=float(entry.get("jobs_per_item", 1)),
                 paper_items_per_job=float(entry["paper_items_per_job"]) if run["items"] != "-" else float("nan"),
                 mem_grows=bool(entry.get("mem_grows", False)), cpu_bound=bool(entry.get("cpu_bound", False)),
-                scale_by=scale_by,
+                scale_by=scale_by, **memory_fields,
             )  # fmt: skip
         except (KeyError, TypeError, ValueError) as error:
             raise JobsFileError(f"{where}: {type(error).__name__}: {error}") from None
@@ -205,7 +341,7 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None) 
             margin=float(sizing["margin"]), margin_mem=float(sizing["margin_mem"]),
             gpu_speedup=float(sizing["gpu_speedup"]), thread_efficiency=float(sizing["thread_efficiency"]),
             min_runtime=int(sizing["min_runtime"]), max_runtime=int(sizing["max_runtime"]),
-            min_mem_mb=int(sizing["min_mem_mb"]), costs=costs,
+            min_mem_mb=int(sizing["min_mem_mb"]), costs=costs, retry_factor=float(sizing.get("retry_factor", 2.0)),
         )  # fmt: skip
     except (KeyError, TypeError, ValueError) as error:
         raise JobsFileError(f"{path}: sizing: {type(error).__name__}: {error}") from None

@@ -225,3 +225,59 @@ def test_training_is_reproducible_with_a_seed() -> None:
     assert np.array_equal(first, second)
     with pytest.raises(ValueError, match=r"train_labels\[0\]"):
         train_detector(["a b"], [3], settings, seed=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Resuming after a kill (rule gap_subjective_detector)
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 1-layer BERT with a word-level tokenizer, built offline: checkpoints of a few KB."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    words = sorted({w for s in SUBJECTS + EVENTS + LOADED_WORDS for w in s.split()} | {"in", "."})
+    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3} | {w: i + 4 for i, w in enumerate(words)}
+    backend = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="[PAD]", unk_token="[UNK]",
+                                        cls_token="[CLS]", sep_token="[SEP]")  # fmt: skip
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=32)  # fmt: skip
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("bert")
+    BertModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+class Killed(Exception):
+    """Stands for the wall-time kill of a cluster job."""
+
+
+@pytest.mark.parametrize("kill_at", [3, 7])  # 4 steps per epoch, saves every 3 steps and at each end
+def test_a_killed_detector_training_resumes_to_the_uninterrupted_weights(tiny_bert, tmp_path, kill_at) -> None:
+    from cdaflow.io.checkpoints import CheckpointStore
+
+    objective, subjective = aligned_pairs(8, seed=2)
+    texts, labels = objective + subjective, [0] * 8 + [1] * 8
+    # warm-up and dropout: the schedule and the torch RNG must come back too
+    settings = tiny_settings(model=str(tiny_bert), epochs=2, batch_size=4, warmup_ratio=0.25)
+    expected = train_detector(texts, labels, settings, seed=4).model.state_dict()
+
+    def kill(step: int, path: Path) -> None:
+        if step == kill_at:
+            raise Killed
+
+    store = CheckpointStore(tmp_path, {"job": 1}, every_steps=3, every_seconds=None, on_save=kill)
+    with pytest.raises(Killed):
+        train_detector(texts, labels, settings, seed=4, checkpoints=store)
+    later: list[int] = []
+    store = CheckpointStore(tmp_path, {"job": 1}, every_steps=3, every_seconds=None,
+                            on_save=lambda s, p: later.append(s))  # fmt: skip
+    resumed = train_detector(texts, labels, settings, seed=4, checkpoints=store).model.state_dict()
+    assert later[0] > kill_at and later[-1] == 8
+    assert all(torch.equal(value, expected[key]) for key, value in resumed.items())
+    # a checkpoint of a finished training: the retry trains nothing and gives the same weights
+    again = train_detector(texts, labels, settings, seed=4, checkpoints=CheckpointStore(tmp_path, {"job": 1}))
+    assert all(torch.equal(value, expected[key]) for key, value in again.model.state_dict().items())

@@ -157,6 +157,33 @@ def test_lstm_scorer_training_is_seeded(lstm_folder: Path, tmp_path: Path) -> No
     assert np.array_equal(again.perplexities(sentences), LSTMScorer.load(lstm_folder).perplexities(sentences))
 
 
+def test_a_killed_lstm_scorer_training_resumes_to_the_uninterrupted_model(lstm_folder: Path, tmp_path: Path) -> None:
+    from cdaflow.io.checkpoints import CheckpointStore
+
+    class Killed(Exception):
+        pass
+
+    def kill(step: int, path: Path) -> None:
+        if step == 17:  # 12 steps per epoch, saves every 5 steps and at its end: mid-epoch 2
+            raise Killed
+
+    folder, checkpoints = tmp_path / "scorer", tmp_path / "checkpoints"
+    texts = grammar_sentences(200, seed=0)
+    store = CheckpointStore(checkpoints, {"job": 1}, every_steps=5, every_seconds=None, on_save=kill)
+    with pytest.raises(Killed):
+        train_lstm_scorer(texts, folder, LSTM_SETTINGS, seed=0, checkpoints=store)
+    assert not folder.exists() and [step for step, _ in store.checkpoints()] == [17]
+    resumed = []
+    store = CheckpointStore(checkpoints, {"job": 1}, every_steps=5, every_seconds=None,
+                            on_save=lambda step, path: resumed.append(step))  # fmt: skip
+    again = train_lstm_scorer(texts, folder, LSTM_SETTINGS, seed=0, checkpoints=store)
+    assert resumed[0] == 22 and not checkpoints.exists()  # went on from step 17; the store is emptied at the end
+    reference = LSTMScorer.load(lstm_folder)
+    assert all(torch.equal(v, reference.model.state_dict()[k]) for k, v in again.model.state_dict().items())
+    saved, expected = (json.loads((f / "metrics.json").read_text()) for f in (folder, lstm_folder))
+    assert saved == expected
+
+
 def test_lstm_settings_from_config() -> None:
     settings = LSTMScorerSettings.from_config({"bpe_vocab": 100, "lm": {"hidden": 16, "epochs": 2}})
     assert (settings.bpe_vocab, settings.lm.hidden, settings.lm.epochs, settings.lm.layers) == (100, 16, 2, 2)

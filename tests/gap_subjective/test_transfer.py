@@ -329,3 +329,62 @@ def test_identical_trainings_give_identical_model_folders(tiny_model, tmp_path):
     for name in ("config.yaml", "vocab.txt", "model_step_500.pt"):
         assert (again / name).read_bytes() == (first / name).read_bytes(), name
     assert "path_src: ../train.src" in (again / "config.yaml").read_text()
+
+
+@pytest.mark.slow
+def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path):
+    """A job killed (SIGKILL, tools included) after its step-250 checkpoint: the rerun goes on from it with
+    OpenNMT-py's -train_from (weights, optimizer, step) and ends at step 500 like an uninterrupted one."""
+    import os
+    import signal
+    import zipfile
+
+    import torch
+
+    from cdaflow.gap_subjective.transfer import load_onmt_checkpoint
+
+    data = tiny_model["checkpoint"].parent.parent
+    files = [str(data / name) for name in ("train.src", "train.tgt", "valid.src", "valid.tgt")]
+    options = dict(layers=1, hidden_size=64, word_vec_size=64, dropout=0.0, learning_rate=0.5, train_steps=500,
+                   valid_steps=250, save_checkpoint_steps=250, bucket_size=64, report_every=50, seed=4)
+    resume, output = tmp_path / "resume", tmp_path / "model"
+    script = (
+        "import sys, torch\n"
+        "from cdaflow.gap_subjective.transfer import TransferSettings, train_transfer\n"
+        "torch.set_num_threads(1)\n"
+        f"train_transfer(*{files!r}, {str(output)!r}, TransferSettings(**{options!r}), threads=1,\n"
+        f"               log_path={str(tmp_path / 'killed.log')!r}, resume_dir={str(resume)!r})\n"
+    )
+    job = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        step_250 = resume / "model_step_250.pt"
+        while not (step_250.exists() and zipfile.is_zipfile(step_250)):
+            assert job.poll() is None and time.monotonic() < deadline, "training ended or stalled before step 250"
+            time.sleep(0.05)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)  # the job and its onmt_train child, as a wall-time kill
+        job.wait()
+    assert not output.exists() and not (resume / "model_step_500.pt").exists()
+
+    torch.set_num_threads(1)
+    checkpoint = train_transfer(*files, output, TransferSettings(**options), threads=1,
+                                log_path=tmp_path / "resumed.log", resume_dir=resume)
+    log = (tmp_path / "resumed.log").read_text()
+    assert "Loading checkpoint from model_step_250.pt" in log
+    assert "onmt_build_vocab" not in log and "Step 300/  500" in log and "Step 50/  500" not in log
+    assert checkpoint == output / "model_step_500.pt"
+    assert sorted(p.name for p in output.glob("*.pt")) == ["model_step_500.pt"]  # keep_checkpoint 1
+    config = yaml.safe_load((output / "config.yaml").read_text())
+    assert (output / config["data"]["corpus_1"]["path_src"]).resolve() == data / "train.src"  # relative to the model
+    saved = load_onmt_checkpoint(checkpoint)
+    assert saved["optim"]["training_step"] == 501  # onmt's count after step 500, as uninterrupted
+    reference = load_onmt_checkpoint(tiny_model["checkpoint"])
+    assert saved["model"].keys() == reference["model"].keys()
+    assert all(torch.isfinite(value).all() for value in saved["model"].values())
+    assert validation_metrics(log)["accuracy"] > 50
+    # a rerun after the model was written but before the job ended (its folder still there) trains nothing
+    again = train_transfer(*files, tmp_path / "again", TransferSettings(**options), threads=1,
+                           log_path=tmp_path / "again.log", resume_dir=resume)
+    assert not (tmp_path / "again.log").exists()  # no tool ran
+    assert (again.parent / "model_step_500.pt").read_bytes() == checkpoint.read_bytes()

@@ -1,6 +1,8 @@
 """Candidate filtering, hash sharding with per-shard dedupe, and the parallel corpus."""
 
 import gzip
+import random
+from collections import Counter
 
 import pytest
 
@@ -117,6 +119,68 @@ def test_parallel_pairs_both_directions_balanced_and_test_free():
                       "neutral_pairs": 2}
     with pytest.raises(ValueError, match="without a different variant"):
         parallel_pairs([("Listo.", "G", "Listo.", True)])
+
+
+def _decisions(n_regenderable, n_neutral, repeats=0):
+    rows = [(f"Estoy cansado {i}.", "G", f"Estoy cansada {i}.", i % 2 == 0) for i in range(n_regenderable)]
+    rows += [(f"Hola {i}.", "N", f"Hola {i}.", i % 3 == 0) for i in range(n_neutral)]
+    rows += [(f"Hola {i}.", "N", f"Hola {i}.", i % 3 == 0) for i in range(repeats)]  # repeated neutral rows
+    random.Random(5).shuffle(rows)  # G and N rows interleaved, as in the shards
+    return rows
+
+
+def _keep_all(decisions, seed):
+    """What the list-based version returned where it kept every neutral pair: the distinct G pairs,
+    then the distinct N pairs, in first-seen order, shuffled by Random(seed)."""
+    g, n = {}, {}
+    for segment, label, variant, gendered in decisions:
+        if label == "G":
+            g[ParallelPair(segment, variant, "G", gendered)] = g[ParallelPair(variant, segment, "G", gendered)] = None
+        elif label == "N":
+            n[ParallelPair(segment, segment, "N", gendered)] = None
+    pairs = [*g, *n]
+    random.Random(seed).shuffle(pairs)
+    return pairs
+
+
+def test_parallel_pairs_keeping_every_neutral_pair_equals_the_list_based_result():
+    decisions = _decisions(30, 40, repeats=5)
+    pairs, counts = parallel_pairs(decisions, neutral_ratio=1.0, seed=7)
+    assert pairs == _keep_all(decisions, 7)
+    assert counts == {"uncovered": 0, "test_overlap": 0, "regenderable_pairs": 60, "neutral_pairs": 40}
+
+
+def test_parallel_pairs_samples_neutral_pairs_while_streaming():
+    decisions = _decisions(20, 500, repeats=100)
+    reads = []
+
+    def read():  # a reader the function may call again: counts how often, checks it streams
+        reads.append(1)
+        return iter(decisions)
+
+    pairs, counts = parallel_pairs(read, neutral_ratio=0.5, seed=3)
+    assert len(reads) == 2
+    neutral = [p for p in pairs if p.label == "N"]
+    assert len(neutral) == 20 == counts["neutral_pairs"] and len(set(neutral)) == 20  # k, each once
+    every = {ParallelPair(s, s, "N", g) for s, label, _, g in decisions if label == "N"}
+    assert set(neutral) <= every
+    assert sum(p.label == "G" for p in pairs) == 40
+    # Deterministic for a seed, whatever the input's container; another seed draws another sample.
+    assert parallel_pairs(decisions, neutral_ratio=0.5, seed=3) == (pairs, counts)
+    other = {p for p in parallel_pairs(decisions, neutral_ratio=0.5, seed=4)[0] if p.label == "N"}
+    assert other != set(neutral)
+    # The sample does not depend on the order the rows come in (a hash of each pair decides).
+    assert {p for p in parallel_pairs(decisions[::-1], neutral_ratio=0.5, seed=3)[0] if p.label == "N"} == set(neutral)
+
+
+def test_parallel_pairs_neutral_sample_is_uniform():
+    decisions = _decisions(5, 20)  # keep 5 of 20 distinct neutral segments
+    hits = Counter()
+    for seed in range(400):
+        hits.update(p.source for p in parallel_pairs(decisions, neutral_ratio=0.5, seed=seed)[0] if p.label == "N")
+    assert sum(hits.values()) == 400 * 5 and len(hits) == 20
+    # Each segment is kept with probability 1/4: 100 of 400 runs, binomial sd about 8.7.
+    assert all(100 - 40 < count < 100 + 40 for count in hits.values()), hits
 
 
 def test_split_keeps_directions_together_and_counts_words():

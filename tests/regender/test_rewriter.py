@@ -154,3 +154,120 @@ def test_identical_trainings_give_identical_model_folders_that_translate(tmp_pat
     run_sockeye("sockeye-translate", ["--models", "first/model", "--input", "input.bpe", "--output", "output.bpe",
                                       "--beam-size", 2, "--use-cpu"], log_path=tmp_path / "translate.log")
     assert len((tmp_path / "output.bpe").read_text().splitlines()) == 2
+
+
+@pytest.mark.skipif(not HAS_SOCKEYE, reason="sockeye is not installed")
+def test_a_killed_training_resumes_to_the_uninterrupted_model(tmp_path, monkeypatch):
+    """sockeye-train killed (SIGKILL) after a checkpoint, run again by train_rewriter: the same weights and
+    metrics as a training never stopped, and a finished training is not run again."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import time
+
+    import torch
+
+    monkeypatch.chdir(tmp_path)
+    swaps = {"Estoy cansado.": "Estoy cansada.", "Lo veo.": "La veo.", "Está listo.": "Está lista."}
+    sources = [*swaps, "Hola a todos.", "Es perfecto.", "Lo sé."] * 6
+    targets = [swaps.get(text, text) for text in sources]
+    bpe = train_bpe(sources + targets, tmp_path / "bpe", vocab_size=50)
+    for name, lines in (("train.src", sources), ("train.tgt", targets), ("dev.src", sources[:5]),
+                        ("dev.tgt", targets[:5])):
+        (tmp_path / f"{name}.bpe").write_text("".join(line + "\n" for line in apply_bpe(bpe, lines)))
+    run_sockeye("sockeye-prepare-data", ["--source", "train.src.bpe", "--target", "train.tgt.bpe", "--output",
+                                         "prepared", "--shared-vocab", "--max-seq-len", "20:20", "--seed", 1,
+                                         "--max-processes", 1], log_path=tmp_path / "prepare.log")
+    settings = {"num_layers": 1, "model_size": 16, "attention_heads": 2, "ff_size": 32, "batch_size": 4,
+                "batch_type": "sentence", "max_updates": 12, "checkpoint_interval": 3, "max_seq_len": 20,
+                "learning_rate": 0.001}
+    common = dict(seed=1, use_cpu=True, env={"OMP_NUM_THREADS": "1"})
+    reference = rewriter.train_rewriter("prepared", "dev.src.bpe", "dev.tgt.bpe", "plain", settings,
+                                        log_path="plain.log", **common)
+
+    script = (
+        "from cdaflow.regender import rewriter\n"
+        f"rewriter.train_rewriter('prepared', 'dev.src.bpe', 'dev.tgt.bpe', 'killed', {settings!r}, seed=1,\n"
+        "                       use_cpu=True, log_path='killed.log', env={'OMP_NUM_THREADS': '1'})\n"
+    )
+    job = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        state = tmp_path / "killed" / "model" / rewriter.RESUME_STATE
+        while not state.is_dir():  # Sockeye renames a complete state into place at a checkpoint
+            assert job.poll() is None and time.monotonic() < deadline, "training ended or stalled before a checkpoint"
+            time.sleep(0.02)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)  # sockeye-train too, as a wall-time kill
+        job.wait()
+    assert not (tmp_path / "killed" / rewriter.TRAINED).exists()
+    done = len((tmp_path / "killed" / "model" / "metrics").read_text().splitlines())
+    assert done < 4  # killed before its last checkpoint
+
+    resumed = rewriter.train_rewriter("prepared", "dev.src.bpe", "dev.tgt.bpe", "killed", settings,
+                                      log_path="resumed.log", **common)
+    assert "Found partial training in 'killed/model/training_state'. Resuming" in Path("resumed.log").read_text()
+    for name in ("params.best", f"params.{4:05d}"):
+        expected, got = (torch.load(folder / name, map_location="cpu", weights_only=True)
+                         for folder in (reference, resumed))  # fmt: skip
+        assert expected.keys() == got.keys() and all(torch.equal(got[k], expected[k]) for k in expected), name
+    settled = {}
+    for folder in (reference, resumed):
+        copy = tmp_path / f"settled-{folder.parent.name}"
+        shutil.copytree(folder, copy)
+        rewriter.settle_model_folder(copy, "model", trained_in=folder)
+        settled[folder.parent.name] = (copy / "metrics").read_text()
+    assert settled["plain"] == settled["killed"]  # the same dev BLEU and perplexity at every checkpoint
+    assert "output: model\n" in (tmp_path / "settled-killed" / "args.yaml").read_text()
+    # stopped (max_updates, which Sockeye lets a continuation change) on an epoch's end (9 batches an epoch)
+    for stop in (9,):
+        for updates in (stop, 12):
+            arguments = rewriter.train_command("prepared", "dev.src.bpe", "dev.tgt.bpe", f"stopped{stop}",
+                                               {**settings, "max_updates": updates}, seed=1, use_cpu=True)
+            run_sockeye("sockeye-train", arguments, log_path=f"stopped{stop}.log", env={"OMP_NUM_THREADS": "1"})
+        assert "Resuming from saved state" in Path(f"stopped{stop}.log").read_text()
+        expected = torch.load(reference / "params.best", map_location="cpu", weights_only=True)
+        got = torch.load(Path(f"stopped{stop}") / "params.best", map_location="cpu", weights_only=True)
+        assert all(torch.equal(got[k], expected[k]) for k in expected), stop
+    # finished: a rerun (the job failed after training) does not train again
+    Path("again.log").unlink(missing_ok=True)
+    assert rewriter.train_rewriter("prepared", "dev.src.bpe", "dev.tgt.bpe", "killed", settings,
+                                   log_path="again.log", **common) == resumed
+    assert not Path("again.log").exists()
+
+
+def test_a_killed_trainings_folder_is_repaired_or_started_over(tmp_path):
+    import torch
+
+    def folder(name):
+        model = tmp_path / name / "model"
+        model.mkdir(parents=True)
+        torch.save({"w": torch.ones(1)}, model / "params.00002")
+        (model / "params.best").symlink_to("params.00002")
+        return model
+
+    def state(model, into, target="params.00002"):
+        (model / into).mkdir()
+        (model / into / "params").symlink_to(f"../{target}")
+
+    between_renames = folder("a")  # killed between Sockeye's two renames: the previous state comes back
+    state(between_renames, "delete.training_state")
+    rewriter._repair_state(between_renames)
+    assert (between_renames / "training_state" / "params").is_file()
+    dangling = folder("b")  # the state links to parameters never written
+    state(dangling, "training_state", target="params.00003")
+    rewriter._repair_state(dangling)
+    assert not dangling.exists()
+    half_written = folder("c")
+    (half_written / "params.00003").write_bytes(b"PK\x03\x04 cut short")
+    state(half_written, "training_state", target="params.00003")
+    rewriter._repair_state(half_written)
+    assert not half_written.exists()
+    refused = folder("d")  # parameters but no state: sockeye-train would refuse the folder
+    rewriter._repair_state(refused)
+    assert not refused.exists()
+    fine = folder("e")
+    state(fine, "training_state")
+    rewriter._repair_state(fine)
+    assert (fine / "training_state").is_dir()

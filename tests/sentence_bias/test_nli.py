@@ -330,3 +330,69 @@ def test_senteval_snli_sample_resplits_without_shared_premises(shared_data):
     assert not premises["dev"] & premises["test"]
     assert sum(map(len, splits.values())) == 9842 + 9824
     assert 1000 <= len(splits["dev"]) < 1020 and 1000 <= len(splits["test"]) < 1020
+
+
+# -- resuming after a kill -------------------------------------------------------------------------
+class Killed(Exception):
+    """Stands for the wall-time kill of a cluster job."""
+
+
+def kill_after(saves):
+    count = []
+
+    def on_save(step, path):
+        count.append(step)
+        if len(count) == saves:
+            raise Killed(f"killed after the checkpoint of step {step}")
+
+    return on_save
+
+
+@pytest.mark.parametrize("saves", [1, 3, 4])  # mid-epoch 1, mid-epoch 2, end of epoch 2
+def test_a_killed_training_resumes_to_the_uninterrupted_result(tmp_path, saves):
+    from cdaflow.io.checkpoints import CheckpointStore
+
+    train, dev = synthetic_pairs(40, seed=1), synthetic_pairs(20, seed=2)
+    settings = dict(lr=0.5, batch_size=8, max_epochs=3, seed=11)
+    reference = make_model(seed=5, nonlinear_fc=True, dropout=0.2)  # dropout: the torch RNG matters
+    expected = train_nli(reference, train, dev, **settings)
+
+    folder = tmp_path / "checkpoints"
+    model = make_model(seed=5, nonlinear_fc=True, dropout=0.2)
+    killed = CheckpointStore(folder, {"job": 1}, every_steps=2, every_seconds=None, on_save=kill_after(saves))
+    with pytest.raises(Killed):
+        train_nli(model, train, dev, **settings, checkpoints=killed)
+    assert len(killed.checkpoints()) == 1  # only the latest is kept
+    # the retry starts from fresh weights (and other global RNG states) in a new process
+    torch.manual_seed(999)
+    np.random.seed(999)
+    random.seed(999)
+    retried = make_model(seed=5, nonlinear_fc=True, dropout=0.2)
+    [(killed_at, _)] = killed.checkpoints()
+    later = []
+    store = CheckpointStore(folder, {"job": 1}, every_steps=2, every_seconds=None, on_save=lambda s, p: later.append(s))
+    history = train_nli(retried, train, dev, **settings, checkpoints=store)
+    assert later[0] > killed_at and later[-1] == 15  # it went on from the checkpoint, to 3 epochs × 5 steps
+    assert history.to_dict() == expected.to_dict()
+    assert all(torch.equal(value, reference.state_dict()[key]) for key, value in retried.state_dict().items())
+
+
+def test_a_finished_training_resumes_without_training_and_other_settings_start_afresh(tmp_path):
+    from cdaflow.io.checkpoints import CheckpointStore
+
+    train, dev = synthetic_pairs(24, seed=1), synthetic_pairs(8, seed=2)
+    store = CheckpointStore(tmp_path / "ck", {"job": 1}, every_seconds=None)
+    first = make_model(seed=5)
+    done = train_nli(first, train, dev, batch_size=8, max_epochs=2, seed=3, checkpoints=store)
+    assert [step for step, _ in store.checkpoints()] == [6]  # 3 steps per epoch, the end of epoch 2 kept
+    again = make_model(seed=5)
+    stub = StubDev([])  # would fail if any epoch were trained and evaluated again
+    history = train_nli(again, train, dev, batch_size=8, max_epochs=2, seed=3, checkpoints=store, evaluator=stub)
+    assert history.to_dict() == done.to_dict() and not stub.states
+    assert all(torch.equal(v, first.state_dict()[k]) for k, v in again.state_dict().items())
+    # another seed: the checkpoint does not belong to this training; it is removed and training starts over
+    other = train_nli(make_model(seed=5), train, dev, batch_size=8, max_epochs=1, seed=4,
+                      checkpoints=CheckpointStore(tmp_path / "ck", {"job": 1}, every_seconds=None))
+    assert len(other.epochs) == 1 and [step for step, _ in store.checkpoints()] == [3]
+    store.finish()
+    assert not (tmp_path / "ck").exists()

@@ -74,6 +74,9 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
 @pytest.mark.slurm
 def test_demo_slice_runs_through_slurm(slurm: SlurmCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     copy = project_copy(tmp_path)
+    # No conda on the test machine: the profile's software-deployment-method is dropped, the venv runs the jobs.
+    profile = copy / "profiles/slurm/config.yaml"
+    profile.write_text(profile.read_text().replace("software-deployment-method: conda\n", ""))
     config = yaml.safe_load((copy / "config.yaml").read_text())
     config["compute"] = {"gpu": 1, "threads": 1, "mem_mb": 1000}
     (copy / "slurm.yaml").write_text(yaml.safe_dump(config))
@@ -187,6 +190,9 @@ def test_rehearsal_slice_runs_through_slurm(
         pytest.skip(f"{rehearsal.SHARED} is absent: the fixtures are cut from its real samples")
     paper = rehearsal.paper_config()
     copy = project_copy(tmp_path)
+    # No conda on the test machine: the profile's software-deployment-method is dropped, the venv runs the jobs.
+    profile = copy / "profiles/slurm/config.yaml"
+    profile.write_text(profile.read_text().replace("software-deployment-method: conda\n", ""))
     wnc = tmp_path / "fixtures" / "wnc"
     wnc.mkdir(parents=True)
     for name, data in rehearsal.wnc().items():

@@ -81,6 +81,8 @@ rule gap_subjective_detector:
         model_member=file_ref_member(GS["detector"]["model"]),
         seed=config["seed"],
         scale=config["scale"],
+        # resume state kept when the job fails (not an output, which Snakemake deletes); removed once written
+        checkpoints=f"{GS_OUT}/.checkpoints/detector",
     threads: THREADS
     resources:
         **job_resources("gap_subjective_detector"),
@@ -170,6 +172,8 @@ rule gap_subjective_transfer_train:
         settings=GS["transfer"]["onmt"],
         seed=config["seed"],
         scale=config["scale"],
+        # resume state kept when the job fails (not an output, which Snakemake deletes); removed once written
+        checkpoints=f"{GS_OUT}/.checkpoints/transfer_train",
     threads: THREADS
     resources:
         **job_resources("gap_subjective_transfer_train"),
@@ -213,6 +217,8 @@ rule gap_subjective_fluency_lm:
     params:
         settings=GS["fluency"],
         seed=config["seed"],
+        # resume state kept when the job fails (not an output, which Snakemake deletes); removed once written
+        checkpoints=f"{GS_OUT}/.checkpoints/fluency_lm",
     threads: THREADS
     resources:
         **job_resources("gap_subjective_fluency_lm"),

@@ -1,6 +1,7 @@
 # What every study uses: data paths, dataset and file references, GPU requests, the registry of
 # final targets. Each study's own paths, input functions and targets open its rule file.
-from cdaflow.cluster import load_jobs
+from cdaflow.cluster import load_jobs, slurm_resources
+from cdaflow.config import ConfigError
 from cdaflow.data.hub import hub_folder_name, hub_refs
 
 DATA_DIR = "resources/data"
@@ -32,18 +33,48 @@ def gpus_for(backend=None):
 THREADS = config["compute"]["threads"]
 # resources/jobs.yaml + jobs_measured.tsv: what sizes the heavy jobs at paper scale
 JOBS = load_jobs() if config["scale"] == "paper" else None
+# Where SLURM jobs go (config compute.slurm; absent: SLURM's defaults)
+SLURM = config["compute"].get("slurm") or {}
 
 
 def job_resources(name, backend=None):
-    """GPUs (gpus_for) and memory of a heavy job; at paper scale also its runtime, and memory derived
+    """GPUs (gpus_for), SLURM partition and account (config compute.slurm, cdaflow.cluster.slurm_resources)
+    and memory of a heavy job; at paper scale also its runtime, growing with each retry, and memory derived
     from its measured cost and the config's sizes (cdaflow.cluster), else config compute.mem_mb."""
     gpu = gpus_for(backend)
-    resources = {"gpu": gpu, "mem_mb": config["compute"]["mem_mb"]}
+    resources = {**slurm_resources(SLURM, name, gpu), "mem_mb": config["compute"]["mem_mb"]}
     if config["scale"] == "paper":
         if name not in JOBS.costs:
             raise ValueError(f"resources/jobs.yaml has no entry for {name}, so its cluster job cannot be sized")
-        resources.update(JOBS.size(name, config, threads=THREADS, gpu=bool(gpu)))
+        sized = JOBS.size(name, config, threads=THREADS, gpu=bool(gpu))
+        resources.update(mem_mb=sized["mem_mb"], runtime=runtime_by_attempt(sized["runtime"]))
     return resources
+
+
+def runtime_by_attempt(first):
+    """A `runtime` resource of `first` minutes that grows with each retry (the profile's `retries`): a
+    job killed at its wall time was underestimated, and the same limit would kill it again."""
+
+    def runtime(wildcards, attempt):
+        return JOBS.runtime_for_attempt(first, attempt)
+
+    return runtime
+
+
+def place_rules_without_job_resources():
+    """Rules without job_resources (the light ones) never hold a GPU: they go where config
+    compute.slurm's `cpu` block (or their `rules` entry) says, unless the profile or --set-resources
+    already placed them. The Snakefile calls this once every rule is defined."""
+    names = {each.name for each in workflow.rules}  # `rule` is a keyword in a Snakefile
+    for name in SLURM.get("rules") or {}:
+        if name not in names:
+            raise ConfigError(f"config compute.slurm.rules.{name}: the workflow has no rule {name!r}")
+    for each in workflow.rules:
+        if "gpu" in each.resources or "gres" in each.resources:
+            continue  # a heavy rule: job_resources placed it
+        for key, value in slurm_resources(SLURM, each.name, 0).items():
+            if key != "gpu":  # no GPU request at all, rather than an explicit 0
+                each.resources.setdefault(key, value)
 
 
 # `snakemake --report` groups each study's tables under one category.

@@ -207,6 +207,8 @@ rule morph_cda_lm:
     params:
         settings=MORPH["extrinsic"],
         seed=config["seed"],
+        # resume state kept when the job fails (not an output, which Snakemake deletes); removed once written
+        checkpoints=lambda wc: f"{MORPH_OUT}/.checkpoints/lm/{wc.lang}/{wc.corpus}",
     threads: THREADS
     resources:
         **job_resources("morph_cda_lm"),

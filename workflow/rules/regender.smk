@@ -52,6 +52,7 @@ rule regender_tag:
     input:
         segments=f"{REG_OUT}/candidates/shard{{shard}}.txt",
         tagset=REG_TAGSET_FILES,
+        stanza=stanza_models.parse_inputs(config, config["parsing"]["corpora"], "es"),
     output:
         f"{REG_OUT}/tag/shard{{shard}}.jsonl",
     log:
@@ -76,6 +77,7 @@ rule regender_tag_testset:
     input:
         segments=lambda wc: REG_TESTSETS[wc.testset],
         tagset=REG_TAGSET_FILES,
+        stanza=stanza_models.parse_inputs(config, config["parsing"]["corpora"], "es"),
     output:
         f"{REG_OUT}/tag_testset/{{testset}}.jsonl",
     log:
@@ -127,6 +129,8 @@ rule regender_parallel:
         split=REG["split"],
         seed=config["seed"],
         scale=config["scale"],
+    resources:
+        **job_resources("regender_parallel", backend="cpu"),  # CPU work; memory grows with the candidates
     conda:
         f"{ENVS}/sklearn.yaml"
     script:
@@ -237,6 +241,8 @@ rule regender_train:
     params:
         settings=REG["sockeye"],
         seed=config["seed"],
+        # resume state kept when the job fails (not an output, which Snakemake deletes); removed once written
+        checkpoints=lambda wc: f"{REG_OUT}/.checkpoints/train/{wc.setup}",
     threads: THREADS
     resources:
         **job_resources("regender_train"),

@@ -138,6 +138,9 @@ rule sentence_bias_train_infersent:
         encoder=SB["encoder"],
         training=SB["training"],
         seed=config["seed"],
+        # Resume state, kept when the job fails (a wall-time kill): not an output, which Snakemake would
+        # delete; the script removes it once the model is written.
+        checkpoints=lambda wc: f"{SB_OUT}/.checkpoints/train_infersent/{wc.model}",
     threads: THREADS
     resources:
         **job_resources("sentence_bias_train_infersent"),

@@ -378,22 +378,29 @@ def train_mlp(
     labels: Sequence[str] | np.ndarray,
     settings: MLPSettings = MLPSettings(),
     seed: int = 0,
+    device: str | torch.device = "cpu",
 ) -> CorefMLP:
-    """Train the classifier on [N, 3, D] features and labels A / B / NEITHER; returns it in eval mode.
+    """Train the classifier on [N, 3, D] features and labels A / B / NEITHER on `device` (the rule's,
+    :func:`cdaflow.device.rule_device`); returns it there, in eval mode.
 
     Whole-tensor mini-batching (one seeded permutation and one input-dropout mask per epoch, then
     slices; fused Adam) keeps the 1000 epochs cheap. ``seed`` fixes the initial weights and the
     hidden dropout (torch) and the shuffling and input dropout (numpy PCG64): reproducible
     bit-for-bit on CPU for a given seed and thread count; the global torch RNG is left untouched.
+    The initial weights are drawn on the CPU and the epoch's shuffle and mask in numpy, whatever the
+    device: only the hidden dropout's draws (and float rounding) differ on a GPU.
     """
+    device = torch.device(device)
     inputs = relational_features(features, settings.feature_set).contiguous()
     targets = _label_indices(labels, inputs.shape[0])
     count = inputs.shape[0]
     if count < 2:
         raise ValueError("train_mlp: need at least 2 examples (batch normalisation)")
-    with torch.random.fork_rng(devices=[]):
+    # manual_seed seeds every CUDA device too: fork the one trained on, so the caller's RNG is kept.
+    forked = [torch.cuda.current_device() if device.index is None else device.index] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=forked):
         torch.manual_seed(seed)
-        model = CorefMLP(inputs.shape[1], settings)
+        model = CorefMLP(inputs.shape[1], settings).to(device)
         # Keras' l2(λ) adds λ·ΣW² to the loss; its gradient 2λW is Adam's coupled weight decay 2λ.
         optimizer = torch.optim.Adam(
             [
@@ -427,9 +434,9 @@ def train_mlp(
                 epoch_random.random(out=uniform, dtype=np.float32)
                 np.less(uniform, keep, out=kept)
                 np.multiply(epoch_inputs, kept, out=epoch_inputs)
-            shuffled_inputs = torch.from_numpy(epoch_inputs)
-            shuffled_targets = torch.from_numpy(target_array[permutation])
-            total = torch.zeros(())
+            shuffled_inputs = torch.from_numpy(epoch_inputs).to(device)
+            shuffled_targets = torch.from_numpy(target_array[permutation]).to(device)
+            total = torch.zeros((), device=device)
             for start, end in bounds:
                 optimizer.zero_grad(set_to_none=True)
                 logits = model.output(model.hidden(shuffled_inputs[start:end]))
@@ -446,12 +453,13 @@ def train_mlp(
 
 @torch.no_grad()
 def predict_proba(model: CorefMLP, features: np.ndarray) -> np.ndarray:
-    """Class probabilities [N, 3] in `LABELS` order (A, B, NEITHER)."""
+    """Class probabilities [N, 3] in `LABELS` order (A, B, NEITHER), computed on the model's device."""
     inputs = relational_features(features, model.settings.feature_set)
     if inputs.shape[1] != model.input_size:
         raise ValueError(f"features: {inputs.shape[1]} inputs, the model was trained on {model.input_size}")
     model.eval()
-    return torch.softmax(model(inputs), dim=1).numpy()
+    device = next(model.parameters()).device
+    return torch.softmax(model(inputs.to(device)), dim=1).cpu().numpy()
 
 
 def predict(model: CorefMLP, features: np.ndarray) -> list[tuple[bool, bool]]:

@@ -35,6 +35,7 @@ from sklearn.model_selection import train_test_split
 
 from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.checkpoints import CheckpointStore, clone_state, digest_texts, restore_rng, rng_state
 from cdaflow.io.models import resolve_model_source
 
 __all__ = [
@@ -274,12 +275,18 @@ def train_detector(
     device: str | torch.device = "cpu",
     *,
     log_every: int = 50,
+    checkpoints: CheckpointStore | None = None,
 ) -> Detector:
     """Fine-tune ``settings.model`` with a fresh 2-way head on the labelled sentences (§3.2.1).
 
     AdamW (weight decay on all weights except biases and LayerNorm, the usual BERT/RoBERTa recipe),
     linear warm-up over ``warmup_ratio`` of the steps then linear decay to 0, cross-entropy on
     batches shuffled by `seed`. `seed` also fixes the head's initialisation and dropout.
+
+    With `checkpoints` the training state (weights, AdamW, schedule, RNG states, the epoch's order and
+    the position in it) is saved at each epoch's end and whenever the store says it is due; a run that
+    finds a checkpoint of the same training continues from it, to an uninterrupted run's weights. The
+    caller removes the store's folder once the detector is saved.
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
@@ -324,13 +331,44 @@ def train_detector(
             settings.batch_size,
             settings.max_length,
         )
-        step, processed, started = 0, 0, time.perf_counter()
-        for epoch in range(1, settings.epochs + 1):
+        # `epoch` is under way while `permutation` is set (its sentences before `position` done).
+        epoch, step, processed, started = 1, 0, 0, time.perf_counter()
+        permutation: list[int] | None = None
+        position, running, seen = 0, 0.0, 0
+        if checkpoints is not None:
+            saved = checkpoints.resume({
+                "trainer": "train_detector", "settings": settings.to_dict(), "seed": seed,
+                "data": digest_texts(f"{label}\t{text}" for text, label in zip(train_texts, labels)),
+            })  # fmt: skip
+            if saved is not None:
+                model.load_state_dict(saved["model"])
+                optimizer.load_state_dict(saved["optimizer"])
+                scheduler.load_state_dict(saved["scheduler"])
+                generator.set_state(saved["generator"])
+                restore_rng(saved["rng"])
+                epoch, step, processed, position = saved["epoch"], saved["step"], saved["processed"], saved["position"]
+                running, seen = saved["running"], saved["seen"]
+                permutation = None if saved["permutation"] is None else saved["permutation"].tolist()
+                log.info("resumed at epoch %d, step %d", epoch, step)
+
+        def checkpoint() -> None:
+            assert checkpoints is not None
+            checkpoints.save(step, {
+                "model": clone_state(model), "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(), "generator": generator.get_state(), "rng": rng_state(),
+                "epoch": epoch, "step": step, "processed": processed, "position": position,
+                "running": running, "seen": seen,
+                "permutation": None if permutation is None else torch.tensor(permutation, dtype=torch.long),
+            })  # fmt: skip
+
+        while epoch <= settings.epochs:
             model.train()
-            permutation = torch.randperm(len(encoded), generator=generator).tolist()
-            running, seen = 0.0, 0
-            for start in range(0, len(permutation), settings.batch_size):
-                index = permutation[start : start + settings.batch_size]
+            if permutation is None:  # a new epoch
+                permutation = torch.randperm(len(encoded), generator=generator).tolist()
+                position, running, seen = 0, 0.0, 0
+            while position < len(permutation):
+                index = permutation[position : position + settings.batch_size]
+                position += len(index)
                 batch = tokenizer.pad({"input_ids": [encoded[i] for i in index]}, return_tensors="pt")
                 logits = model(
                     input_ids=batch["input_ids"].to(device), attention_mask=batch["attention_mask"].to(device)
@@ -353,6 +391,11 @@ def train_detector(
                         running / seen,
                         processed / elapsed if elapsed else float("nan"),
                     )
+                if checkpoints is not None and position < len(permutation) and checkpoints.due(step):
+                    checkpoint()
+            epoch, permutation = epoch + 1, None
+            if checkpoints is not None:  # the last epoch's too: a retry then skips training
+                checkpoint()
     return Detector(model, tokenizer, settings, device)
 
 

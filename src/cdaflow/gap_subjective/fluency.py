@@ -39,6 +39,7 @@ import torch
 
 from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.checkpoints import CheckpointStore
 from cdaflow.io.models import resolve_model_source
 from cdaflow.morph_cda.lm import (
     EOS,
@@ -234,11 +235,14 @@ def train_lstm_scorer(
     settings: LSTMScorerSettings,
     seed: int = 0,
     device: str | torch.device = "cpu",
+    checkpoints: CheckpointStore | None = None,
 ) -> LSTMScorer:
     """Train SentencePiece BPE and the LSTM LM on `texts`; write ``bpe.model``, ``lm.pt``, ``metrics.json``.
 
     A seeded ``dev_fraction`` of the texts (at least one when the fraction is positive) is held out
     to pick the best epoch and is not seen by BPE or the LM. The folder appears atomically.
+    With `checkpoints` the LM training resumes from the store's last checkpoint (BPE is retrained:
+    it is deterministic) and the store is emptied once the folder is written.
     """
     import sentencepiece as spm
 
@@ -273,7 +277,9 @@ def train_lstm_scorer(
         log.info(
             "LSTM LM: %d train / %d dev sentences, %d BPE pieces", len(train_ids), len(dev_ids), bpe.get_piece_size()
         )
-        model, history = train_lm(train_ids, dev_ids, bpe.get_piece_size(), lm_settings, device=str(device))
+        model, history = train_lm(
+            train_ids, dev_ids, bpe.get_piece_size(), lm_settings, device=str(device), checkpoints=checkpoints
+        )
         model.save(tmp)
         dev_ppl = sentence_perplexity(model, dev_ids, str(device)) if dev_ids else float("nan")
         metrics = {
@@ -286,6 +292,8 @@ def train_lstm_scorer(
             "history": history,
         }
         (tmp / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
+    if checkpoints is not None:
+        checkpoints.finish()
     return LSTMScorer.load(out_dir, device)
 
 

@@ -11,6 +11,14 @@ statistics (accuracy, and so the logged ``acc``) are affected.
 
 The fix re-views the scores batch-first, as they are stored, before collapsing them; everything
 else is OpenNMT-py's ``onmt_train``. Run as ``python -m cdaflow.gap_subjective.onmt_train -config ...``.
+
+Resuming with ``-train_from`` (a job killed at its wall-time limit) fails in 3.5.1 for two reasons
+that :func:`load_for_training` fixes: ``load_checkpoint`` calls ``torch.load`` without
+``weights_only=False``, which torch ≥ 2.6 refuses for a checkpoint holding an ``argparse.Namespace``;
+and ``NMTModel.load_state_dict`` looks a copy generator's parameters up by their bare names
+(``weight``) while they are saved as ``linear.weight``, ``linear_copy.weight``, ... ("Missing key in
+checkpoint: generator.linear.weight"). The generator entries are handed over under the model's own
+names (``generator.linear.weight``), which its first lookup finds.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["collapse_batch_first", "main", "patch"]
+__all__ = ["collapse_batch_first", "load_for_training", "main", "patch"]
 
 
 def collapse_batch_first(scores: Any, batch: dict[str, Any], tgt_vocab: Any, batch_dim: int = 1) -> Any:
@@ -37,11 +45,33 @@ def collapse_batch_first(scores: Any, batch: dict[str, Any], tgt_vocab: Any, bat
     return scores
 
 
+def load_for_training(ckpt_path: str | None) -> dict[str, Any] | None:
+    """``onmt.models.model_saver.load_checkpoint`` for ``-train_from``, fixed (see the module docstring).
+
+    Unpickles in full: only for checkpoints this workflow wrote (a resumed training's own).
+    """
+    if not ckpt_path:
+        return None
+    from onmt.utils.logging import logger
+
+    from cdaflow.gap_subjective.transfer import load_onmt_checkpoint
+
+    logger.info("Loading checkpoint from %s", ckpt_path)  # onmt's own line
+    checkpoint = load_onmt_checkpoint(ckpt_path)
+    generator = checkpoint.get("generator") or {}
+    checkpoint["model"].update({f"generator.{key}": value for key, value in generator.items()})
+    checkpoint["generator"] = {}
+    return checkpoint
+
+
 def patch() -> None:
-    """Route ``onmt.utils.loss``'s copy-score collapse through :func:`collapse_batch_first`."""
+    """Route ``onmt.utils.loss``'s copy-score collapse through :func:`collapse_batch_first`, and
+    ``-train_from`` through :func:`load_for_training`."""
+    import onmt.train_single
     import onmt.utils.loss
 
     onmt.utils.loss.collapse_copy_scores = collapse_batch_first
+    onmt.train_single.load_checkpoint = load_for_training
 
 
 def main() -> int | None:

@@ -59,6 +59,7 @@ import io
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -400,13 +401,22 @@ def last_checkpoint(folder: str | os.PathLike[str], prefix: str = "model") -> Pa
 def train_transfer(train_src: str | os.PathLike[str], train_tgt: str | os.PathLike[str],
                    valid_src: str | os.PathLike[str], valid_tgt: str | os.PathLike[str],
                    output_dir: str | os.PathLike[str], settings: TransferSettings, *, gpu: bool = False,
-                   threads: int | None = None, log_path: str | os.PathLike[str] | None = None) -> Path:
+                   threads: int | None = None, log_path: str | os.PathLike[str] | None = None,
+                   resume_dir: str | os.PathLike[str] | None = None) -> Path:
     """Train the transfer model on SentencePiece-tokenized files; returns the last checkpoint's path.
 
     Source files hold objective (neutralised) sentences, target files their subjective (biased)
     originals, one space-separated piece sequence a line. `output_dir` appears atomically with
     ``config.yaml``, ``vocab.txt`` and ``model_step_N.pt``; the tools' output goes to `log_path`
     (default ``<output_dir>/train.log``). `threads` caps the tools' CPU threads.
+
+    With `resume_dir` (a folder that outlives a killed job) the tools run there and a rerun goes on
+    from its last complete ``model_step_N.pt`` with OpenNMT-py's own ``-train_from`` and
+    ``-reset_optim none`` (weights, optimizer, learning-rate schedule and step come back). OpenNMT-py
+    does not save its data iterator or RNG states: the resumed run reads the corpus from its start
+    again, reseeded, so its weights differ from an uninterrupted run's (its step count and schedule
+    do not). A `resume_dir` left by other settings or data is emptied first. The caller removes it
+    once the model is kept.
     """
     for name, path in (("train_src", train_src), ("train_tgt", train_tgt), ("valid_src", valid_src),
                        ("valid_tgt", valid_tgt)):
@@ -416,28 +426,113 @@ def train_transfer(train_src: str | os.PathLike[str], train_tgt: str | os.PathLi
     if threads is not None:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     output_dir = Path(output_dir)
+    data = (train_src, train_tgt, valid_src, valid_tgt)
+    if resume_dir is not None:
+        work = _resume_folder(Path(resume_dir), settings, gpu, data)
+        tool_log = Path(log_path).resolve() if log_path is not None else work / "train.log"
+        _run_tools(work, settings, gpu, data, tool_log, env, resumable=True)
+        # Copied, not moved: until the caller has kept the model, a retry must still find them.
+        with atomic_directory(output_dir) as out:
+            _write_config(out, settings, gpu, data)  # paths relative to the output, as without resume_dir
+            shutil.copy2(work / "vocab.txt", out / "vocab.txt")
+            kept = _checkpoints(work)
+            if settings.keep_checkpoint > 0:  # onmt's own count restarts with each run
+                kept = kept[-settings.keep_checkpoint :]
+            for checkpoint in kept:
+                shutil.copy2(checkpoint, out / checkpoint.name)
+            checkpoint_name = kept[-1].name
+            if log_path is None:
+                shutil.copy2(tool_log, out / "train.log")
+        return output_dir / checkpoint_name
     with atomic_directory(output_dir) as scratch:
-        # The tools run inside the folder and the config names its own files relatively, so the
-        # config stays valid once the folder is renamed into place.
-        # Data paths relative to the folder: the config and the checkpoints' options then hold no
-        # temporary folder name, so identical trainings give identical files.
-        def relative(path: str | os.PathLike[str]) -> Path:
-            return Path(os.path.relpath(Path(path).resolve(), scratch.resolve()))
-
-        config = write_onmt_config(
-            scratch / "config.yaml", settings,
-            train_src=relative(train_src), train_tgt=relative(train_tgt),
-            valid_src=relative(valid_src), valid_tgt=relative(valid_tgt),
-            save_model="model", vocab="vocab.txt", gpu=gpu)
         tool_log = Path(log_path).resolve() if log_path is not None else scratch / "train.log"
-        tool_log.parent.mkdir(parents=True, exist_ok=True)
-        # -n_sample only on the command line: in the shared YAML it would make onmt_train stop
-        # after dumping samples. -1 counts the vocabulary on the whole corpus.
-        run_onmt("onmt_build_vocab", ["-config", config.name, "-n_sample", "-1"], log_path=tool_log, cwd=scratch,
-                 env=env)
-        run_onmt("onmt_train", ["-config", config.name], log_path=tool_log, cwd=scratch, env=env)
+        _run_tools(scratch, settings, gpu, data, tool_log, env, resumable=False)
         checkpoint_name = last_checkpoint(scratch).name
     return output_dir / checkpoint_name
+
+
+def _write_config(folder: Path, settings: TransferSettings, gpu: bool, data: Sequence[str | os.PathLike[str]]) -> Path:
+    # The tools run inside the folder and the config names its own files relatively, so the
+    # config stays valid once the folder is renamed into place.
+    # Data paths relative to the folder: the config and the checkpoints' options then hold no
+    # temporary folder name, so identical trainings give identical files.
+    def relative(path: str | os.PathLike[str]) -> Path:
+        return Path(os.path.relpath(Path(path).resolve(), folder.resolve()))
+
+    train_src, train_tgt, valid_src, valid_tgt = data
+    return write_onmt_config(
+        folder / "config.yaml", settings,
+        train_src=relative(train_src), train_tgt=relative(train_tgt),
+        valid_src=relative(valid_src), valid_tgt=relative(valid_tgt),
+        save_model="model", vocab="vocab.txt", gpu=gpu)  # fmt: skip
+
+
+def _run_tools(folder: Path, settings: TransferSettings, gpu: bool, data: Sequence[str | os.PathLike[str]],
+               tool_log: Path, env: Mapping[str, str], *, resumable: bool) -> None:
+    """Build the vocabulary (unless done) and train in `folder`, from its last checkpoint if any."""
+    config = _write_config(folder, settings, gpu, data)
+    tool_log.parent.mkdir(parents=True, exist_ok=True)
+    done = folder / ".vocab.done"  # onmt_build_vocab writes vocab.txt in place: only a finished one counts
+    if not (resumable and done.exists()):
+        # -n_sample only on the command line: in the shared YAML it would make onmt_train stop
+        # after dumping samples. -1 counts the vocabulary on the whole corpus.
+        run_onmt("onmt_build_vocab", ["-config", config.name, "-n_sample", "-1"], log_path=tool_log, cwd=folder,
+                 env=env)
+        if resumable:
+            done.touch()
+    latest = _checkpoints(folder)
+    if latest and _step(latest[-1]) >= settings.train_steps:
+        log.info("%s: training already finished", latest[-1])
+        return
+    resume = ["-train_from", latest[-1].name, "-reset_optim", "none"] if latest else []
+    if latest:
+        log.info("resuming OpenNMT-py training from %s", latest[-1])
+    run_onmt("onmt_train", ["-config", config.name, *resume], log_path=tool_log, cwd=folder, env=env)
+
+
+_STEP = re.compile(r"model_step_(\d+)\.pt")
+
+
+def _step(path: Path) -> int:
+    match = _STEP.fullmatch(path.name)
+    assert match is not None
+    return int(match.group(1))
+
+
+def _checkpoints(folder: Path) -> list[Path]:
+    """The complete ``model_step_N.pt`` of `folder`, oldest first; one cut short by a kill is removed.
+
+    torch.save writes a zip archive whose directory comes last: a file without it was not finished.
+    """
+    import zipfile
+
+    found = sorted((path for path in folder.glob("model_step_*.pt") if _STEP.fullmatch(path.name)), key=_step)
+    complete = []
+    for path in found:
+        if zipfile.is_zipfile(path):
+            complete.append(path)
+        else:
+            log.warning("%s: incomplete checkpoint (the job was killed while writing it); removed", path)
+            path.unlink()
+    return complete
+
+
+def _resume_folder(folder: Path, settings: TransferSettings, gpu: bool,
+                   data: Sequence[str | os.PathLike[str]]) -> Path:
+    """`folder`, emptied first when it holds a training of other settings or data (content hashes: the
+    caller rewrites the tokenised files on each attempt)."""
+    import hashlib
+
+    from cdaflow.io.checkpoints import resume_folder
+
+    hashes = []
+    for path in data:
+        hasher = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                hasher.update(block)
+        hashes.append(hasher.hexdigest())
+    return resume_folder(folder, {"settings": dataclasses.asdict(settings), "gpu": gpu, "data": hashes})
 
 
 _VALIDATION = re.compile(r"Validation (perplexity|accuracy):\s*([-+0-9.eEinfa]+)")

@@ -18,8 +18,9 @@ and segments of the hand-checked test sets are left out so that no test segment 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,8 +104,17 @@ class ParallelPair:
     gendered: bool = False  # the parser saw a gender-agreeing word in the source segment
 
 
+Decisions = Iterable[tuple[str, str | None, str | None, bool]]
+
+
+def _neutral_key(seed: int, segment: str, gendered: bool) -> bytes:
+    """A neutral pair's sampling key: a seeded hash, so that a repeated pair draws the same key."""
+    salt = seed.to_bytes(8, "little", signed=True)
+    return hashlib.blake2b(f"{int(gendered)}{segment}".encode(), digest_size=8, key=salt).digest()
+
+
 def parallel_pairs(
-    decisions: Iterable[tuple[str, str | None, str | None, bool]],
+    decisions: Decisions | Callable[[], Decisions],
     *,
     neutral_ratio: float = 1.0,
     exclude: Iterable[str] = (),
@@ -114,12 +124,30 @@ def parallel_pairs(
 
     A variant inherits its original's `gendered` flag (the rules change a word's gender, not
     whether it has one).
+
+    How many neutral pairs are kept (``neutral_ratio`` × the re-genderable pairs) is known only once
+    every decision has been read, so the decisions are read twice: the first pass keeps the
+    re-genderable pairs, the second samples the distinct neutral pairs down to that number while
+    streaming (bottom-k of a seeded hash of each pair: a uniform sample of the distinct pairs, holding
+    at most k of them) instead of holding every neutral segment. Pass a function returning a fresh
+    iterator (a file reader) to stream; any other iterable is read into a list first. Kept neutral pairs
+    stay in their order of first appearance, so that where none is dropped the result is that of
+    keeping them all. ``neutral_dropped`` counts the neutral rows left out (a repeat of a left-out pair
+    counts again: telling it from a new pair would mean holding every pair; the workflow's shards hold
+    no repeats).
     """
+    if callable(decisions):
+        read: Callable[[], Decisions] = decisions
+    else:
+        held = decisions if isinstance(decisions, Sequence) else list(decisions)
+
+        def read() -> Decisions:
+            return held
+
     excluded = set(exclude)
-    regenderable: list[ParallelPair] = []
-    neutral: list[ParallelPair] = []
+    regenderable: dict[ParallelPair, None] = {}  # a dict, not a set: first-seen order
     counts = {"uncovered": 0, "test_overlap": 0}
-    for segment, label, variant, gendered in decisions:
+    for segment, label, variant, gendered in read():
         if label is None:
             counts["uncovered"] += 1
             continue
@@ -129,24 +157,38 @@ def parallel_pairs(
         if label == "G":
             if variant is None or variant == segment:
                 raise ValueError(f"re-genderable segment without a different variant: {segment!r}")
-            regenderable += [
-                ParallelPair(segment, variant, "G", gendered),
-                ParallelPair(variant, segment, "G", gendered),
-            ]
-        elif label == "N":
-            neutral.append(ParallelPair(segment, segment, "N", gendered))
-        else:
+            # Two directions of one G segment may meet again as another segment's pair: keep one each.
+            regenderable[ParallelPair(segment, variant, "G", gendered)] = None
+            regenderable[ParallelPair(variant, segment, "G", gendered)] = None
+        elif label != "N":
             raise ValueError(f"unknown label {label!r} for {segment!r}")
-    # Two directions of one G segment may meet again as another segment's pair: keep one each.
-    regenderable = list(dict.fromkeys(regenderable))
-    neutral = list(dict.fromkeys(neutral))
-    rng = random.Random(seed)
     keep = int(round(neutral_ratio * len(regenderable)))
-    if len(neutral) > keep:
-        counts["neutral_dropped"] = len(neutral) - keep
-        neutral = rng.sample(neutral, keep)
-    pairs = regenderable + neutral
-    rng.shuffle(pairs)
+    # Max-heap (negated keys) of the k smallest keys: (key, first position, pair).
+    heap: list[tuple[bytes, int, ParallelPair]] = []
+    held_pairs: set[ParallelPair] = set()
+    unkept = 0  # neutral rows not kept (repeats of a kept pair excluded)
+    for position, (segment, label, variant, gendered) in enumerate(read()):
+        if label != "N" or segment in excluded or (variant is not None and variant in excluded):
+            continue
+        pair = ParallelPair(segment, segment, "N", gendered)
+        if pair in held_pairs:
+            continue
+        key = bytes(255 - b for b in _neutral_key(seed, segment, gendered))  # negated: heapq is a min-heap
+        if len(heap) < keep:
+            heapq.heappush(heap, (key, position, pair))
+            held_pairs.add(pair)
+        elif heap and key > heap[0][0]:  # a smaller hash than the largest kept: it takes that one's place
+            dropped = heapq.heapreplace(heap, (key, position, pair))[2]
+            held_pairs.discard(dropped)
+            held_pairs.add(pair)
+            unkept += 1
+        else:
+            unkept += 1
+    neutral = [pair for _, _, pair in sorted(heap, key=lambda item: item[1])]
+    if unkept:
+        counts["neutral_dropped"] = unkept
+    pairs = [*regenderable, *neutral]
+    random.Random(seed).shuffle(pairs)
     counts |= {"regenderable_pairs": len(regenderable), "neutral_pairs": len(neutral)}
     return pairs, counts
 

@@ -14,12 +14,17 @@ and quoting the end of its log, when one fails. Weights are tied, so the vocabul
 A trained model folder is the same on identical runs (:func:`settle_model_folder`): the wall
 times Sockeye writes into ``metrics`` are taken out (the rule's log keeps them), ``args.yaml`` names
 the final folder instead of the temporary one training wrote into, and the state for resuming a
-training (``training_state/``: wall-clock times, RNG state) is dropped, as the workflow never
-resumes one: a rerun trains anew.
+training (``training_state/``: wall-clock times, RNG state) is dropped from the kept model.
+
+Training survives a wall-time kill (:func:`train_rewriter`): ``sockeye-train`` writes into a folder
+that is not a rule output (Snakemake deletes those when a job fails) and, run again with the same
+arguments on a folder holding ``training_state/``, Sockeye continues from its last checkpoint with
+weights, optimizer, learning-rate schedule, data iterator and RNG states restored.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import re
@@ -48,6 +53,7 @@ __all__ = [
     "settle_model_folder",
     "train_bpe",
     "train_command",
+    "train_rewriter",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,8 +83,14 @@ def find_tool(name: str) -> str:
 
 def run_sockeye(tool: str, arguments: Sequence[str], *, log_path: str | os.PathLike[str] | None = None,
                 env: Mapping[str, str] | None = None) -> None:
-    """Run one Sockeye tool; its output goes to `log_path` (appended) and, on failure, into the error."""
+    """Run one Sockeye tool; its output goes to `log_path` (appended) and, on failure, into the error.
+
+    ``sockeye-train`` runs as :mod:`cdaflow.regender.sockeye_train` (its resumed data order fixed) when
+    this interpreter has Sockeye, else as the console script found.
+    """
     command = [find_tool(tool), *map(str, arguments)]
+    if tool == "sockeye-train" and importlib.util.find_spec("sockeye") is not None:
+        command = [sys.executable, "-m", "cdaflow.regender.sockeye_train", *map(str, arguments)]
     log.info("running %s", " ".join(command))
     environment = {**os.environ, **(env or {})}
     if log_path is None:
@@ -179,6 +191,63 @@ def train_command(prepared: str | os.PathLike[str], dev_source: str | os.PathLik
     return [str(a) for a in arguments]
 
 
+TRAINED = "trained"  # written beside the model once sockeye-train has finished
+
+
+def train_rewriter(prepared: str | os.PathLike[str], dev_source: str | os.PathLike[str],
+                   dev_target: str | os.PathLike[str], resume_dir: str | os.PathLike[str],
+                   settings: Mapping[str, Any], *, seed: int, use_cpu: bool,
+                   log_path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """``sockeye-train`` into ``<resume_dir>/model``, resuming a killed training; returns that folder.
+
+    `resume_dir` must outlive a failed job. Run again with the same arguments, Sockeye continues from
+    the last checkpoint of the ``training_state/`` it left there (see the module docstring); a finished
+    training is not rerun. A folder left by other settings or inputs is emptied first (Sockeye would
+    refuse it). Sockeye keeps ``training_state/`` at the end: :func:`settle_model_folder` on a copy
+    drops it, and the caller removes `resume_dir` once the model is kept.
+    """
+    from cdaflow.io.checkpoints import inputs_key, resume_folder
+
+    resume_dir = Path(resume_dir)
+    model = resume_dir / "model"
+    arguments = train_command(prepared, dev_source, dev_target, model, settings, seed=seed, use_cpu=use_cpu)
+    resume_folder(resume_dir, {"arguments": arguments, "inputs": inputs_key([prepared, dev_source, dev_target])})
+    if (resume_dir / TRAINED).exists():
+        log.info("%s: training already finished", model)
+        return model
+    _repair_state(model)
+    if (model / RESUME_STATE).is_dir():
+        log.info("%s: resuming the training from its last checkpoint", model)
+    run_sockeye("sockeye-train", arguments, log_path=log_path, env=env)
+    (resume_dir / TRAINED).touch()
+    return model
+
+
+def _repair_state(model: Path) -> None:
+    """The folder of a killed ``sockeye-train`` made resumable, or removed where it cannot be.
+
+    Killed between Sockeye's two renames of a checkpoint, the previous complete state is left as
+    ``delete.training_state``: it is put back. A state whose ``params`` link does not reach a complete
+    parameter file (a kill while Sockeye 3.1.34 itself wrote them; :mod:`cdaflow.regender.sockeye_train`
+    writes them first), or a folder Sockeye would refuse (parameters, no state), is removed: training
+    starts over.
+    """
+    import zipfile
+
+    state, deleted = model / RESUME_STATE, model / f"delete.{RESUME_STATE}"
+    if not state.exists() and deleted.is_dir():
+        os.replace(deleted, state)
+    if state.is_dir():
+        params = state / "params"
+        if params.exists() and zipfile.is_zipfile(params):  # torch.save's archive ends with its directory
+            return
+        log.warning("%s: the training state links to no complete parameters; training from the start", model)
+        shutil.rmtree(model)
+    elif (model / "params.best").exists():
+        log.warning("%s: parameters without a training state; training from the start", model)
+        shutil.rmtree(model)
+
+
 def _strip_wall_times(metrics: Path) -> dict[int, dict[str, str]]:
     """Remove the wall-time fields from Sockeye's ``metrics`` (``<checkpoint>\t<key>=<value>\t...``)."""
     removed: dict[int, dict[str, str]] = {}
@@ -223,19 +292,21 @@ def _rename_output(args_file: Path, temporary: str, final: str) -> None:
     args_file.write_text(renamed, encoding="utf-8")
 
 
-def settle_model_folder(folder: str | os.PathLike[str], final: str | os.PathLike[str]) -> dict[int, dict[str, str]]:
+def settle_model_folder(folder: str | os.PathLike[str], final: str | os.PathLike[str], *,
+                        trained_in: str | os.PathLike[str] | None = None) -> dict[int, dict[str, str]]:
     """Make a model folder `sockeye-train` wrote into `folder` the same on identical runs.
 
     `final` is the path the folder is moved to afterwards (as the workflow names it, relative to
-    its working directory). Returns the wall-time fields taken out of ``metrics`` per checkpoint,
-    for the log.
+    its working directory); `trained_in` the folder Sockeye wrote into when `folder` is a copy of it
+    (its ``args.yaml`` names that one). Returns the wall-time fields taken out of ``metrics`` per
+    checkpoint, for the log.
     """
     folder = Path(folder)
     for name in ("metrics", "args.yaml"):
         if not (folder / name).is_file():
             raise SockeyeError(f"{folder}: no {name}; not a model folder sockeye-train finished")
     removed = _strip_wall_times(folder / "metrics")
-    _rename_output(folder / "args.yaml", str(folder), str(final))
+    _rename_output(folder / "args.yaml", str(trained_in if trained_in is not None else folder), str(final))
     shutil.rmtree(folder / RESUME_STATE, ignore_errors=True)
     return removed
 

@@ -35,6 +35,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
+from cdaflow.io.checkpoints import CheckpointStore, clone_state, digest_texts, restore_rng, rng_state
 from cdaflow.sentence_bias.infersent import InferSent
 
 _LOG = logging.getLogger(__name__)
@@ -328,6 +329,7 @@ def train_nli(
     log: logging.Logger | None = None,
     tokenize_input: bool = True,
     evaluator: Evaluator | None = None,
+    checkpoints: CheckpointStore | None = None,
 ) -> NLIHistory:
     """Train `model` as InferSent's train_nli.py does (see the module docstring); keep the best-dev model.
 
@@ -336,6 +338,12 @@ def train_nli(
     (``InferSent.build(seed=...)``). On CPU two runs with the same seed and initial weights are
     identical. `tokenize_input=False` splits sentences on whitespace, as train_nli.py does with
     SentEval's pre-tokenised files. `evaluator(model, dev)` replaces the dev accuracy (tests).
+
+    With `checkpoints`, the whole training state (weights, optimizer, lr, best model, history, RNG
+    states, the epoch's shuffled order and position in it) is saved at every epoch's end and when
+    the store says it is due, and a run finding a checkpoint made with the same settings and data
+    continues from it: the result equals an uninterrupted run's. The caller removes the store's
+    folder once the model is saved.
     """
     logger = log or _LOG
     if not len(train):
@@ -358,6 +366,45 @@ def train_nli(
     history = NLIHistory()
     best_state: dict[str, Tensor] | None = None
     current_lr = lr
+    # Where training stands: `epoch` is under way when `permutation` is set (its batches before
+    # `position` are done), else it is the next one to start. All of it goes into a checkpoint.
+    epoch, step, position = 1, 0, 0
+    permutation: np.ndarray | None = None
+    loss_sum, correct = 0.0, 0
+    if checkpoints is not None:
+        settings = dict(lr=lr, batch_size=batch_size, decay=decay, shrink=shrink, min_lr=min_lr,
+                        max_epochs=max_epochs, max_norm=max_norm, seed=seed, tokenize_input=tokenize_input)  # fmt: skip
+        saved = checkpoints.resume({
+            "trainer": "train_nli", "settings": settings, "model": model.config(),
+            "shapes": {k: list(v.shape) for k, v in model.state_dict().items()},
+            "train": digest_texts(f"{p.premise}\t{p.hypothesis}\t{p.label}" for p in train),
+            "dev": digest_texts(f"{p.premise}\t{p.hypothesis}\t{p.label}" for p in dev),
+        })  # fmt: skip
+        if saved is not None:
+            model.load_state_dict(saved["model"])
+            optimizer.load_state_dict(saved["optimizer"])
+            best_state = saved["best"]
+            history = NLIHistory(
+                [EpochRecord(**record) for record in saved["history"]["epochs"]],
+                **{k: v for k, v in saved["history"].items() if k != "epochs"},
+            )
+            current_lr, epoch, step = saved["lr"], saved["epoch"], saved["step"]
+            if saved["permutation"] is not None:
+                permutation, position = saved["permutation"].numpy(), saved["position"]
+                loss_sum, correct = saved["loss_sum"], saved["correct"]
+            restore_rng(saved["rng"], rng)
+            where = f"pair {position}" if permutation is not None else "its start"
+            logger.info("resumed at epoch %d, %s", epoch, where)
+
+    def checkpoint() -> None:
+        assert checkpoints is not None
+        checkpoints.save(step, {
+            "model": clone_state(model), "optimizer": optimizer.state_dict(), "best": best_state,
+            "history": history.to_dict(), "lr": current_lr, "epoch": epoch, "step": step,
+            "permutation": None if permutation is None else torch.from_numpy(permutation),
+            "position": position, "loss_sum": loss_sum, "correct": correct, "rng": rng_state(rng),
+        })  # fmt: skip
+
     logger.info(
         "NLI training: %d train / %d dev pairs, %d parameters, device %s",
         len(train_data),
@@ -366,18 +413,18 @@ def train_nli(
         target_device,
     )
 
-    epoch = 1
-    while True:
+    while not history.stop_reason:
         tic = time.perf_counter()
-        if epoch > 1:
-            current_lr *= decay
-        for group in optimizer.param_groups:
-            group["lr"] = current_lr
+        if permutation is None:  # a new epoch
+            if epoch > 1:
+                current_lr *= decay
+            for group in optimizer.param_groups:
+                group["lr"] = current_lr
+            permutation, position = rng.permutation(len(train_data)), 0
+            loss_sum, correct = 0.0, 0
         model.train()
-        permutation = rng.permutation(len(train_data))
-        loss_sum, correct = 0.0, 0
-        for start in range(0, len(permutation), batch_size):
-            index = permutation[start : start + batch_size]
+        while position < len(permutation):
+            index = permutation[position : position + batch_size]
             s1, s2, target = train_data.batch(index)
             logits = model(s1, s2)
             loss = F.cross_entropy(logits, target, reduction="sum")
@@ -393,6 +440,10 @@ def train_nli(
             optimizer.step()
             loss_sum += float(loss.detach())
             correct += int((logits.detach().argmax(dim=1) == target).sum())
+            position += len(index)
+            step += 1
+            if checkpoints is not None and position < len(permutation) and checkpoints.due(step):
+                checkpoint()
         train_loss, train_acc = loss_sum / len(train_data), correct / len(train_data)
 
         if evaluator is not None:
@@ -428,11 +479,13 @@ def train_nli(
         )
         if not improved and current_lr < min_lr:
             history.stop_reason = "min_lr"
-            break
-        if epoch >= max_epochs:
+        elif epoch >= max_epochs:
             history.stop_reason = "max_epochs"
-            break
-        epoch += 1
+        else:
+            epoch += 1
+        permutation = None
+        if checkpoints is not None:  # every epoch's end, the last one too (a retry then skips training)
+            checkpoint()
 
     if best_state is not None:  # None only if every dev accuracy was NaN
         model.load_state_dict(best_state)

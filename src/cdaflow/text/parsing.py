@@ -6,7 +6,8 @@
   word (UPOS ADP) instead of a UD multiword token over "de"+"el" etc., and its XPOS is
   only kept when it differs from UPOS.
 * ``stanza``: Stanza's ``tokenize,mwt,pos,lemma,depparse`` pipeline, with multiword
-  tokens. Models are never downloaded here; they must already be on disk.
+  tokens. Models are never downloaded here; they must already be on disk (the workflow
+  fetches them first: :mod:`cdaflow.text.stanza_models`).
 
 Every backend turns a stripped raw text into one or more sentences with ``# sent_id``
 (``<prefix>-<line>-<k>``, k counting sentences within the line) and ``# text``.
@@ -421,7 +422,8 @@ def _stanza_instructions(lang: str, checked: list[tuple[Path, list[str]]]) -> st
         f"Stanza models for {lang!r} are not installed ({where}). This machine does not "
         f"download them. On a machine with network access run\n"
         f"    python -c \"import stanza; stanza.download('{lang}', model_dir='{target}')\"\n"
-        f"then copy that folder here and pass model_dir=... or set STANZA_RESOURCES_DIR to it."
+        f"then copy that folder here and pass model_dir=... or set STANZA_RESOURCES_DIR to it. "
+        f"(The workflow's rule fetch_stanza_models fetches them into resources/models/stanza/{lang}.)"
     )
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cdaflow.device import rule_device
 from cdaflow.gap_subjective.coref import MLPSettings, predict, train_mlp
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.gap_subjective.reports import table8
@@ -20,7 +21,9 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
             raise ValueError(f"features of {key} do not list the examples of its GAP file")
     train = loaded[("gap", "development")]
     settings = MLPSettings.from_config(p.mlp)
-    model = train_mlp(train["features"], train["labels"], settings, seed=p.seed)
+    device = rule_device(smk)
+    model = train_mlp(train["features"], train["labels"], settings, seed=p.seed, device=device)
+    log.info("MLP trained on %s", device)
     scores = []
     for (dataset, split), path in zip([("gap", "test"), ("gap_subjective", "test")], smk.output.predictions):
         predicted = dict(

@@ -8,6 +8,7 @@ from cdaflow.device import rule_device
 from cdaflow.gap_subjective.detector import DetectorSettings, evaluate, split_sentences, train_detector
 from cdaflow.gap_subjective.reports import detector_table
 from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.checkpoints import rule_store
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
 from cdaflow.runtime import model_source, rule_context
 
@@ -29,7 +30,10 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         len(split.train_texts),
         len(split.test_texts),
     )
-    detector = train_detector(split.train_texts, split.train_labels, settings, seed=p.seed, device=device)
+    checkpoints = rule_store(smk)  # a retry after a kill goes on from the last checkpoint
+    detector = train_detector(
+        split.train_texts, split.train_labels, settings, seed=p.seed, device=device, checkpoints=checkpoints
+    )
     with atomic_directory(Path(smk.output.model)) as tmp:
         detector.save(tmp)
     metrics = evaluate(detector, split.test_texts, split.test_labels, threshold=threshold)
@@ -41,3 +45,4 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     )
     table = detector_table(model_ref, device, len(split.train_texts), len(split.test_texts), metrics, p.scale)
     write_tsv_atomic(table, Path(smk.output.table))
+    checkpoints.finish()

@@ -3,6 +3,7 @@
 
 from cdaflow.device import rule_device
 from cdaflow.gap_subjective.fluency import LSTMScorerSettings, train_lstm_scorer
+from cdaflow.io.checkpoints import rule_store
 from cdaflow.io.tables import read_tsv
 from cdaflow.runtime import rule_context
 
@@ -13,5 +14,6 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     # Both sides: the LM judges the fluency of objective originals and subjective transfers alike.
     texts = pairs["objective"].tolist() + pairs["subjective"].tolist()
     settings = LSTMScorerSettings.from_config({"bpe_vocab": p.settings["bpe_vocab"], "lm": p.settings["lm"]})
-    train_lstm_scorer(texts, smk.output[0], settings, seed=p.seed, device=device)
+    # a retry after a kill goes on from the last checkpoint
+    train_lstm_scorer(texts, smk.output[0], settings, seed=p.seed, device=device, checkpoints=rule_store(smk))
     log.info("LSTM fluency LM on %d sentences (%s)", len(texts), device)

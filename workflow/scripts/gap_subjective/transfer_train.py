@@ -7,7 +7,8 @@ from pathlib import Path
 from cdaflow.device import rule_device
 from cdaflow.gap_subjective.reports import transfer_table
 from cdaflow.gap_subjective.transfer import TransferSettings, encode_pieces, train_transfer, validation_metrics
-from cdaflow.io.atomic import atomic_directory
+from cdaflow.io.atomic import atomic_directory, atomic_file
+from cdaflow.io.checkpoints import remove_resume_folder
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 
@@ -16,20 +17,23 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     gpu = rule_device(smk) == "cuda"
     settings = TransferSettings.from_config({"seed": p.seed, **p.settings})
     train_src, train_tgt, valid_src, valid_tgt = smk.input.data
+    # Training runs in a folder that outlives a killed job (not an output: Snakemake deletes those); a retry
+    # goes on from its last checkpoint. The tokenised data lives there too, at a path that stays the same.
+    work = Path(p.checkpoints)
+    pieces = work / "pieces"
     with atomic_directory(Path(smk.output.model)) as tmp:
-        pieces = tmp / "pieces"
-        pieces.mkdir()
         for source in smk.input.data:  # SentencePiece-tokenised copies of the WNC split
             lines = Path(source).read_text(encoding="utf-8").splitlines()
             encoded = encode_pieces(smk.input.spm, lines)
-            (pieces / Path(source).name).write_text("".join(f"{line}\n" for line in encoded))
+            with atomic_file(pieces / Path(source).name) as handle:
+                handle.write("".join(f"{line}\n" for line in encoded))
         tool_log = Path(smk.log[0]).with_suffix(".onmt.log")  # timings stay out of the model folder
-        tool_log.unlink(missing_ok=True)  # the tools append: this run's lines only
+        if not (work / "onmt").exists():  # the tools append: a fresh training's lines only, a resumed one's kept
+            tool_log.unlink(missing_ok=True)
         checkpoint = train_transfer(
             *(pieces / Path(name).name for name in (train_src, train_tgt, valid_src, valid_tgt)),
-            tmp / "onmt", settings, gpu=gpu, threads=smk.threads, log_path=tool_log,
+            tmp / "onmt", settings, gpu=gpu, threads=smk.threads, log_path=tool_log, resume_dir=work / "onmt",
         )
-        shutil.rmtree(pieces)
         shutil.copy2(smk.input.spm, tmp / "spm.model")
         metrics = validation_metrics(tool_log.read_text(encoding="utf-8"))
         manifest = {
@@ -45,3 +49,4 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     train_pairs, valid_pairs = (sum(1 for _ in open(path, encoding="utf-8")) for path in (train_src, valid_src))
     table = transfer_table(train_pairs, valid_pairs, settings, metrics, p.scale)
     write_tsv_atomic(table, Path(smk.output.table))
+    remove_resume_folder(work)  # the model is kept: the resume state is not needed any more

@@ -10,13 +10,14 @@ import torch
 
 from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
-from cdaflow.morph_cda.lm import LMSettings, sentence_perplexity, train_lm
+from cdaflow.io.checkpoints import rule_store
+from cdaflow.morph_cda.lm import LMSettings, encode_corpus, read_sentences, sentence_perplexity, train_lm
 from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)
     settings = smk.params.settings
-    lines = [line.strip() for line in Path(smk.input[0]).read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = read_sentences(smk.input[0])
     rng = random.Random(smk.params.seed)
     order = list(range(len(lines)))
     rng.shuffle(order)
@@ -32,17 +33,21 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
         )
         bpe = spm.SentencePieceProcessor(model_file=str(tmp / "bpe.model"))
 
-        def ids(texts):
-            return [[i + 3 for i in piece_ids] for piece_ids in bpe.encode(texts)]
-
+        # One flat array of ids each, encoded in chunks (Python lists of ints took ~36 bytes a piece);
+        # the text is not needed past here.
+        train_ids, dev_ids = encode_corpus(bpe, train_lines), encode_corpus(bpe, dev_lines)
+        del lines, train_lines, dev_lines
         lm_settings = LMSettings(**settings["lm"], seed=smk.params.seed)
-        model, history = train_lm(ids(train_lines), ids(dev_lines), bpe.get_piece_size(), lm_settings, device=device)
+        checkpoints = rule_store(smk)  # a retry after a kill goes on from the last checkpoint
+        model, history = train_lm(train_ids, dev_ids, bpe.get_piece_size(), lm_settings, device=device,
+                                  checkpoints=checkpoints)
         model.save(tmp)
         pd.DataFrame(history).to_csv(tmp / "history.tsv", sep="\t", index=False)
-        dev_ppl = sentence_perplexity(model, ids(dev_lines), device)
+        dev_ppl = sentence_perplexity(model, dev_ids, device)
         (tmp / "metrics.json").write_text(json.dumps({
-            "train_sentences": len(train_lines), "dev_sentences": len(dev_lines), "bpe_pieces": bpe.get_piece_size(),
+            "train_sentences": len(train_ids), "dev_sentences": len(dev_ids), "bpe_pieces": bpe.get_piece_size(),
             "dev_perplexity": dev_ppl, "settings": lm_settings.__dict__,
         }, indent=1))
+    checkpoints.finish()
     log.info("%s %s: %d train / %d dev sentences, dev perplexity %.2f per piece", smk.wildcards.lang,
-             smk.wildcards.corpus, len(train_lines), len(dev_lines), dev_ppl)
+             smk.wildcards.corpus, len(train_ids), len(dev_ids), dev_ppl)

@@ -22,7 +22,8 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params
     test_segments = {text for path in smk.input.test_sets for row in read_test_set(path)
                      for text in (row.segment, *row.variants)}
-    pairs, counts = parallel_pairs(decisions(smk.input.decided), neutral_ratio=p.neutral_ratio,
+    # A function, not a generator: the decisions are streamed twice instead of held (parallel_pairs).
+    pairs, counts = parallel_pairs(lambda: decisions(smk.input.decided), neutral_ratio=p.neutral_ratio,
                                    exclude=test_segments, seed=p.seed)
     log.info("%d pairs: %s", len(pairs), counts)
     splits = split_pairs(pairs, p.split["dev"], p.split["test"])

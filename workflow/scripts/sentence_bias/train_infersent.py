@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from cdaflow.device import rule_device
+from cdaflow.io.checkpoints import rule_store
 from cdaflow.io.model_card import card_from_rule
 from cdaflow.runtime import input_path, rule_context
 from cdaflow.sentence_bias.debias import debiased_vectors
@@ -32,7 +33,8 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     )  # fmt: skip
     net = NLINet(infersent, fc_dim=training["fc_dim"], seed=seed)
     schedule = {key: training[key] for key in ("lr", "batch_size", "decay", "shrink", "min_lr", "max_epochs")}
-    history = train_nli(net, train, dev, **schedule, seed=seed, device=device, log=log)
+    checkpoints = rule_store(smk)  # a retry after a kill goes on from the last checkpoint
+    history = train_nli(net, train, dev, **schedule, seed=seed, device=device, log=log, checkpoints=checkpoints)
     dev_accuracy, test_accuracy = evaluate(net, dev), evaluate(net, test)
     log.info("dev accuracy %.4f, test accuracy %.4f", dev_accuracy, test_accuracy)
     infersent.save(
@@ -54,3 +56,4 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
             heldout={"metric": "accuracy", "value": round(test_accuracy, 4), "on": f"SNLI test, {len(test)} pairs"},
         ),
     )
+    checkpoints.finish()

@@ -14,8 +14,14 @@ __all__ = ["encode_relatedness_labels", "pair_features", "relatedness_eval"]
 
 
 def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """SentEval's pair features ``[|u - v|, u * v]``."""
-    u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+    """SentEval's pair features ``[|u - v|, u * v]``, float32 for float32 embeddings (else float64).
+
+    A float32 difference or product of float32 numbers is the float64 one rounded to float32 (a float64
+    product is exact, a difference double-rounded harmlessly), so the PyTorch classifier, which casts to
+    float32, sees the same features at half the memory.
+    """
+    dtype = np.float32 if np.asarray(u).dtype == np.asarray(v).dtype == np.float32 else np.float64
+    u, v = np.asarray(u, dtype=dtype), np.asarray(v, dtype=dtype)
     return np.c_[np.abs(u - v), u * v]
 
 
