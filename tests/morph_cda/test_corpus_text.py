@@ -331,7 +331,7 @@ def test_a_counterfactual_that_is_the_original_is_none():
     (same,) = parse_conllu_string(tree("Ustedes llegaron.", *rows))
     same.metadata["sent_id"] = "s-1-1"
     text = "Ustedes llegaron."
-    result = SimpleNamespace(original=text, counterfactual=text, changed=[], intervened=[0], forms=text.split())
+    result = SimpleNamespace(original=text, counterfactual=text, changed=[], intervened=[0], forms=text.split(), by={})
     (record,) = _line_records(iter([(1, "Ustedes llegaron.")]), iter([(same, result)]))
     assert record["counterfactual"] is None
     assert record["intervened"] == [{"sentence": "s-1-1", "id": 1, "from": "Ustedes", "to": "Ustedes"}]

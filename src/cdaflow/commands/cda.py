@@ -23,11 +23,20 @@ from cdaflow.commands.common import (
 )
 from cdaflow.commands.options import batch_size, processes
 from cdaflow.io.conllu import read_conllu, source_info, surface_tokens, words, write_conllu
+from cdaflow.morph_cda import animals as animal_lists
 from cdaflow.morph_cda import language as languages
-from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, check_model_folder, interventions_for, load_model
+from cdaflow.morph_cda.cda import (
+    DIRECTIONS,
+    Gazetteer,
+    agreement_reach,
+    check_model_folder,
+    interventions_for,
+    load_model,
+)
 from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
+from cdaflow.morph_cda.persons import PERSONS, SpeakerRules, rules_languages, with_speakers
 from cdaflow.morph_cda.surface import escape_spaces, spaces_after
-from cdaflow.text.normalization import reading, written_spans
+from cdaflow.text.normalization import read_sentence, reading, written_spans
 from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
 
 SENT_ID_PREFIX = "s"
@@ -38,6 +47,9 @@ EXAMPLES = """\
   cdaflow parse --lang es --input frases.txt --output frases.conllu
   cdaflow cda --lang es --model results/morph_cda/es/models/lin --format conllu --input frases.conllu \\
     --direction to-fem --output-format conllu --output contrafactuales.conllu
+  echo "Estoy cansado y mi hermana está cansada." \\
+    | cdaflow cda --lang es --model results/morph_cda/es/models/lin --persons all
+  echo "La gata de mi vecino duerme." | cdaflow cda --lang es --model results/morph_cda/es/models/lin --animals
 """
 FORMATS = """\
   input  --format text: UTF-8, one sentence (or several) a line, parsed with --backend.
@@ -47,10 +59,13 @@ FORMATS = """\
             "counterfactual": "El profesor está cansado.",
             "changed": [{"sentence": "s-3-1", "id": 2, "from": "profesora", "to": "profesor"}, ...],
             "intervened": [{"sentence": "s-3-1", "id": 2, "from": "profesora", "to": "profesor"}]}
-         ("counterfactual" is null when no animate noun was found, or when changing its gender
-         changes no word; the sentences of one line are rejoined as they were spaced).
+         ("counterfactual" is null when no animate noun was found (with --persons all: nor a
+         first- or second-person word to change), or when changing its gender changes no word;
+         the sentences of one line are rejoined as they were spaced).
          CoNLL-U: one per sentence, with "line" (where it starts in the file) and "id" (its
          sent_id); changed words are named by their word id.
+         With --animals or --persons all, a change or intervention they made carries "by":
+         "animals" (an animal noun) or "persons" (first/second-person agreement, Study B's rules).
   --output-format conllu: every sentence (text input: each sentence of each line; a blank line
          gives none) with the counterfactual's forms and agreement features, `# text` the
          counterfactual and `# original_text` the sentence; unchanged sentences as they are.
@@ -68,7 +83,8 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
             "and of every third-person or plural personal pronoun (él/ella, nosotros, il/elle, lui/lei, "
             "loro...; the language file's), and re-inflect the words that agree with them (Zmigrod et al. "
             "2019). First- and second-person singular sentences (yo, tú, je, tu) are left as they are: "
-            "they name no one whose gender the sentence shows. Reads raw text (parsed with --backend) or "
+            "they name no one whose gender the sentence shows (--persons all re-genders their agreement "
+            "with Study B's rules). Reads raw text (parsed with --backend) or "
             "CoNLL-U; writes one JSON line per input line (or CoNLL-U sentence): original, counterfactual, "
             "changed words and the intervened nouns and pronouns."
         ),
@@ -104,6 +120,20 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         "masculine_plural, feminine_plural]; see formats below)",
     )
     parser.add_argument(
+        "--animals", action="store_true",
+        help="also change animal nouns with a form for each sex (gato/gata, perro/perra, lobo/loba; "
+        f"resources/morph_cda/animals/<lang>.tsv: {', '.join(animal_lists.available())}). Off by default: "
+        "the augmentation is about people, an animal's sex is rarely what a bias study swaps, and "
+        "several feminines have other senses (gata 'car jack', perra an insult, pata 'leg')",
+    )
+    parser.add_argument(
+        "--persons", choices=PERSONS, default="third",
+        help="third: the people a sentence names (nouns, third-person and plural pronouns; default, "
+        "the paper's CDA); all: also first- and second-person agreement (Estoy cansado, ¡Qué "
+        "contenta estás!) by Study B's rules (cdaflow regender --method rules) on the same parse, "
+        f"where a first- or second-person verb or pronoun governs the word ({', '.join(rules_languages())} only)",
+    )
+    parser.add_argument(
         "--no-lexicon-check",
         action="store_true",
         help="do not check generated forms against the language's Hunspell dictionaries "
@@ -132,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
         ],
     )
     backend = args.backend or "spacy"
+    # one-line refusals before anything loads: a language without an animal list or Study B rules
+    animals = animal_lists.load(args.lang) if args.animals else None
+    speakers = SpeakerRules(args.lang) if args.persons == "all" else None
     if args.model.is_dir():  # a folder of another kind is named by its card before its files are missed
         announce_model("cda", args.model, "cda", lang=args.lang)
     check_model_folder(args.model)
@@ -146,11 +179,18 @@ def run(args: argparse.Namespace) -> int:
         _check_coverage(gazetteer, generator, args.gazetteer)
     where = args.gazetteer or args.model / "gazetteer.tsv"
     print(f"cdaflow cda: gazetteer {where}: {gazetteer.describe()}", file=sys.stderr)
+    people = gazetteer
+    if animals is not None:
+        gazetteer = animal_lists.with_animals(people, animals)
+        print(f"cdaflow cda: animals (--animals): {animals.describe()}", file=sys.stderr)
+    if speakers is not None:
+        print(f"cdaflow cda: first and second person (--persons all): {speakers.describe()}", file=sys.stderr)
     check = generator.hunspell.describe() if generator.hunspell else "off (--no-lexicon-check, or not installed)"
     print(f"cdaflow cda: lexicon check: {check}", file=sys.stderr)
     if args.format == "conllu":
         sentences = read_conllu(stream) if stream else iter(())
-        pairs = _counterfactuals(sentences, gazetteer, generator, args)
+        pairs = _with_options(_counterfactuals(sentences, gazetteer, generator, args), people, animals,
+                              speakers, generator, args)
         records = _conllu_records(pairs)
     else:
         # the language file names its spaCy pipeline (none: the backend's default or its error)
@@ -165,10 +205,11 @@ def run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size, path=str(args.input or "<stdin>"),
         )
         sentences = _as_written(sentences, held)
-        pairs = _counterfactuals(sentences, gazetteer, generator, args)
+        pairs = _with_options(_counterfactuals(sentences, gazetteer, generator, args), people, animals,
+                              speakers, generator, args)
         records = _line_records(for_records, pairs) if for_records is not None else iter(())
     # a file appears whole or not at all; the old one stays on failure
-    with _lexicon_report(generator), output(args) as out:
+    with _lexicon_report(generator), _speakers_report(speakers), output(args) as out:
         if args.output_format == "conllu":
             features = generator.inventory.features
             written = (counterfactual_sentence(sentence, result, args.lang, features) for sentence, result in pairs)
@@ -177,6 +218,18 @@ def run(args: argparse.Namespace) -> int:
         for record in progress(records, args, line_of=lambda record: record["line"] or 0):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
+
+
+@contextlib.contextmanager
+def _speakers_report(speakers: SpeakerRules | None) -> Iterator[None]:
+    """Once the run ends: the rule changes (--persons all) that could not be placed in Study A's
+    counterfactual, where Study A rewrote the text around them (one line; none when all were)."""
+    try:
+        yield
+    finally:
+        if speakers is not None and speakers.dropped:
+            print(f"cdaflow cda: --persons all: {speakers.dropped} first/second-person change(s) left out: "
+                  "Study A rewrote the words around them", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -264,12 +317,40 @@ def _counterfactuals(sentences, gazetteer, generator, args) -> Iterator[tuple[ob
             yield sentence, next(results) if group else None
 
 
+def _with_options(pairs, people, animals, speakers, generator, args) -> Iterator[tuple[object, object]]:
+    """The pairs with --animals' interventions marked "animals" and --persons all's changes added."""
+    if animals is not None:
+        pairs = _mark_animals(pairs, people, animals)
+    return with_speakers(pairs, speakers, args.direction, generator.inventory.features)
+
+
+def _mark_animals(pairs, people, animals) -> Iterator[tuple[object, object]]:
+    """`by[i] = "animals"` for each intervened word that is an animal, not a person, noun, and
+    for each changed word only the animal nouns' agreement reaches (*La gata* -> *El gato*)."""
+    for sentence, result in pairs:
+        if result is not None and result.intervened:
+            read = read_sentence(sentence)
+            ws = words(read)
+            beasts = [i for i in result.intervened if animal_lists.is_animal(ws[i], people, animals, read)]
+            if beasts:
+                others = [i for i in result.intervened if i not in beasts]
+                reached = agreement_reach(ws, beasts) - (agreement_reach(ws, others) if others else set())
+                for i in [*beasts, *(j for j in result.changed if j in reached and j not in others)]:
+                    result.by[i] = "animals"
+        yield sentence, result
+
+
+def _by(result, i: int) -> dict:
+    """{"by": option} for a word an option changed; {} in a default run."""
+    return {"by": result.by[i]} if result.by.get(i) else {}
+
+
 def _changes(sentence, result) -> list[dict]:
     if result is None:
         return []
     ws = words(sentence)
     return [
-        {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]}
+        {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i], **_by(result, i)}
         for i in result.changed
         if result.forms[i] != ws[i]["form"]
     ]
@@ -280,7 +361,10 @@ def _intervened(sentence, result) -> list[dict]:
     if result is None:
         return []
     ws = words(sentence)
-    return [{"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i]} for i in result.intervened]
+    return [
+        {"id": int(ws[i]["id"]), "from": ws[i]["form"], "to": result.forms[i], **_by(result, i)}
+        for i in result.intervened
+    ]
 
 
 def _conllu_records(pairs) -> Iterator[dict]:
