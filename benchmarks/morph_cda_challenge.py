@@ -43,6 +43,12 @@ CONSTRUCTIONS = (
     "demonstrative",
     "title",
     "agent_noun",
+    "distinct_feminine",
+    "predicate_noun",
+    "kinship_sense",
+    "object_participle",
+    "noun_adjective",
+    "prenominal_det",
 )
 
 

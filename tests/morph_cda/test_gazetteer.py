@@ -110,7 +110,7 @@ def test_write_keeps_everything(gazetteer, tmp_path):
 @pytest.mark.parametrize(
     "row, message",
     [
-        ("niño\tniña\tchild\tboth\t\t", "row 2: kind 'both' is not one of pair, one-way, common, epicene"),
+        ("niño\tniña\tchild\tboth\t\t", "row 2: kind 'both' is not one of pair, pair-common, one-way, common, epicene"),
         ("\tpersona\tperson\tepicene\t\t\nx\ty\t\tepicene\t\t", "row 3: an epicene noun fills only"),
         ("líder\tlídera\tleader\tcommon\t\t", "row 2: a common-gender noun has one form"),
         ("joven\tjoven\tyoung\tpair\t\t", "row 2: 'joven' is the same form for both genders"),
@@ -181,6 +181,36 @@ def test_shipped_lists(lang):
     # no form is both a masculine and a feminine of different pairs
     clash = set(gazetteer.to_fem) & set(gazetteer.to_masc) - gazetteer.common
     assert not clash, clash
+
+
+def test_pair_common_reads_the_masculine_form_from_its_context(tmp_path):
+    """Issue 27: a masculine form that also names women (esa cliente, esas clientes) is read off
+    its determiner; a man gets the standard feminine, a woman named by either form the
+    masculine."""
+    path = tmp_path / "es.tsv"
+    path.write_text("masculine\tfeminine\tenglish\tkind\tmasculine_plural\tfeminine_plural\n"
+                    "cliente\tclienta\tclient\tpair-common\tclientes\tclientas\n", encoding="utf-8")
+    gazetteer = Gazetteer.read(path)
+    assert gazetteer.counts() == {"pair": 0, "pair-common": 1, "one-way": 0, "common": 0, "epicene": 0}
+
+    def noun_after(article, form, article_feats, noun_feats=""):
+        (sentence,) = parse_conllu_string(
+            f"1\t{article}\tel\tDET\t_\t{article_feats}\t2\tdet\t_\t_\n"
+            f"2\t{form}\tcliente\tNOUN\t_\t{noun_feats or '_'}\t3\tnsubj\t_\t_\n"
+            "3\tesperaba\tesperar\tVERB\t_\t_\t0\troot\t_\t_\n\n")
+        found = gazetteer.lookup(sentence[1], sentence)
+        return found.form, found.gender, found.kind
+
+    # spaCy's Gender=Masc on the noun loses to the article: "Esa cliente esperaba" names a woman
+    assert noun_after("Esa", "cliente", "Gender=Fem|Number=Sing", "Gender=Masc|Number=Sing") == (
+        "cliente", "Masc", "pair-common")
+    assert noun_after("Ese", "cliente", "Gender=Masc|Number=Sing") == ("clienta", "Fem", "pair-common")
+    assert noun_after("Esas", "clientes", "Gender=Fem|Number=Plur") == ("clientes", "Masc", "pair-common")
+    assert noun_after("Esos", "clientes", "Gender=Masc|Number=Plur") == ("clientas", "Fem", "pair-common")
+    assert noun_after("Esa", "clienta", "Gender=Fem|Number=Sing") == ("cliente", "Masc", "pair-common")
+    # written out again, the kind survives (a model folder's copy)
+    gazetteer.write(tmp_path / "copy.tsv")
+    assert Gazetteer.read(tmp_path / "copy.tsv").shared == {"cliente"}
 
 
 def test_names_are_not_nouns(gazetteer):

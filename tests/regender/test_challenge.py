@@ -40,7 +40,7 @@ def test_lines_shared_with_the_test_sets_have_the_same_gold():
     # Everyday lines recur (Lo sé., No pasa nada.): written apart, they must be labelled alike.
     from cdaflow.regender.testsets import TEST_SETS
 
-    names = ("chat.tsv", "chat_heldout.tsv", "chat_heldout2.tsv")
+    names = ("chat.tsv", "chat_heldout.tsv", "chat_heldout2.tsv", "chat_lo.tsv", "chat_exclamative.tsv")
     chat = {row.segment: row for name in names for row in read_test_set(CHALLENGE / name)}
     hand_checked = {row.segment: row for path in TEST_SETS.values() for row in read_test_set(path)}
     shared = chat.keys() & hand_checked.keys()
@@ -89,12 +89,21 @@ def test_script_scores_a_small_file(tmp_path, capsys):
 
 
 @needs_spacy
-@pytest.mark.parametrize("name", ["chat.tsv", "chat_heldout.tsv", "chat_heldout2.tsv"])
+@pytest.mark.parametrize("name", ["chat.tsv", "chat_heldout.tsv", "chat_heldout2.tsv", "chat_lo.tsv",
+                                  "chat_exclamative.tsv"])
 def test_default_rules_reach_the_target(name, capsys):
     out = run_script(capsys, "--file", str(CHALLENGE / name))
     overall = next(line for line in out.splitlines() if line.startswith("all "))
     exact, total = (int(x) for x in overall.split()[1:4:2])
     assert exact / total >= 0.9, out
+    assert "neutral lines changed: 0 /" in out, out
+
+
+@needs_spacy
+def test_neuter_lo_is_left_alone_by_the_paper_sequences_too(capsys):
+    # issue 27: No sé cómo hacerlo stayed hacerla with --sequences paper as well
+    out = run_script(capsys, "--file", str(CHALLENGE / "chat_lo.tsv"), "--sequences", "paper")
+    assert "neuter            20 / 20  100.0" in out, out
     assert "neutral lines changed: 0 /" in out, out
 
 

@@ -182,6 +182,69 @@ def test_neutral_extended(extended, text, tags):
     assert decision.variant in (text, None)
 
 
+# Issue 27: lo standing for an action (hacer, the pro-verb), a predicate (ser, estar, parecer) or
+# as the neuter article (lo que, lo de, lo + adjective) has no gender, in both sequence sets.
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("Nunca supe cómo hacerlo.", "ADV-Vfin-QU-VCL-FS"),
+        ("Házmelo ahora.", "VCL-ADV-FS"),  # clitics before lo stripped: haz
+        ("Sigo haciéndolo igual.", "Vfin-VCL-ADV-FS"),
+        ("Ya lo hicimos.", "ADV-PPC-Vfin-FS"),
+        ("No lo he hecho.", "NEG-PPC-VHfin-Vadj-FS"),  # past haber
+        ("Lo quiero hacer hoy.", "PPC-VMfin-Vinf-ADV-FS"),  # the clitic climbed from hacer
+        ("Lo vamos a hacer.", "PPC-Vfin-PREP-Vinf-FS"),
+        ("Claro que lo es.", "ADV-CQUE-PPC-Vfin-FS"),  # predicate lo
+        ("No lo parece.", "NEG-PPC-Vfin-FS"),
+        ("Lo que pasó fue raro.", "PPC-CQUE-Vfin-Vfin-ADJ-FS"),  # the article lo
+        ("Lo bueno llega.", "PPC-ADJ-Vfin-FS"),
+    ],
+)
+def test_neuter_lo_is_left_alone(either, text, tags):
+    decision = either.decide(seg(text, tags))
+    assert decision.label in ("N", None) and not decision.changes, decision
+
+
+@pytest.mark.parametrize(
+    ("text", "tags", "variant"),
+    [
+        ("Lo pinté ayer.", "PPC-Vfin-ADV-FS", "La pinté ayer."),  # an object referred to: rule 1
+        ("Quiero pintarlo.", "VMfin-VCL-FS", "Quiero pintarla."),
+        ("Lo sigo esperando.", "PPC-Vfin-Vger-FS", "La sigo esperando."),  # the gerund's object
+    ],
+)
+def test_object_lo_still_changes(extended, text, tags, variant):
+    assert extended.decide(seg(text, tags)).variant == variant
+
+
+# Issue 27: exclamatives put the predicate first; what follows the verb changes nothing.
+@pytest.mark.parametrize(
+    ("text", "tags", "variant"),
+    [
+        ("¡Qué tranquila estás ahora!", "FS-INT-ADJ-Vfin-ADV-FS", "¡Qué tranquilo estás ahora!"),
+        ("¡Qué agradecido estoy por todo!", "FS-INT-Vadj-Vfin-PREP-QU-FS", "¡Qué agradecida estoy por todo!"),
+        ("¡Qué perdida me siento!", "FS-INT-Vadj-PPX-Vfin-FS", "¡Qué perdido me siento!"),
+        ("¡Y qué serios estáis todos!", "FS-CC-INT-ADJ-Vfin-QU-FS", "¡Y qué serias estáis todas!"),
+        ("¡Qué delgada te has puesto!", "FS-INT-ADJ-PPX-VHfin-Vadj-FS", "¡Qué delgado te has puesto!"),  # not puesta
+    ],
+)
+def test_exclamatives(extended, text, tags, variant):
+    assert extended.decide(seg(text, tags)).variant == variant
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("¡Qué grande está tu sobrino!", "FS-INT-ADJ-Vfin-PPO-NC-FS"),  # the referent is named
+        ("¡Qué alegre estás!", "FS-INT-ADJ-Vfin-FS"),  # invariant
+        ("¡Qué despacio va el tren!", "FS-INT-ADV-Vfin-ART-NC-FS"),
+    ],
+)
+def test_exclamatives_left_alone(extended, text, tags):
+    decision = extended.decide(seg(text, tags))
+    assert decision.label != "G" and not decision.changes, decision
+
+
 @pytest.mark.parametrize(
     ("text", "tags"),
     [

@@ -71,7 +71,7 @@ def test_spacy_tagging_end_to_end():
     assert segments[5].text == "Eso es bueno."  # whitespace runs collapsed, spans on the clean text
     rules = RuleSet.load()
     variants = [rules.decide(s).variant for s in segments]
-    assert variants == ["¿Está completa?", "Estoy confundida.", "Quiero verla.", "Hazla.",
+    assert variants == ["¿Está completa?", "Estoy confundida.", "Quiero verla.", "Hazlo.",  # hacer's lo: neuter
                         "La solución es correcta.", "Eso es bueno.", "Sí, la tengo."]
 
 

@@ -79,6 +79,9 @@ class Counterfactual:
     tags: list[Tag]  # every syntactic word's new tag
     changed: list[int]  # 0-based indices of words whose tag or form changed (nouns included)
     intervened: list[int] = dataclasses.field(default_factory=list)  # 0-based indices of the interventions
+    # word index -> the `cdaflow cda` option that made the change ("animals", "persons"); the
+    # default run's changes have none
+    by: dict[int, str] = dataclasses.field(default_factory=dict)
 
 
 class CounterfactualGenerator:
@@ -183,6 +186,10 @@ class CounterfactualGenerator:
             slip = (
                 (w["upos"] in ("VERB", "AUX") and "cop" in relations and feats.get("VerbForm") != "Part")
                 or (w["upos"] == "PROPN" and w["form"].islower() and relation(w["deprel"]) in ("amod", "xcomp"))
+                # a modifier of a noun tagged a verb that is no participle: an adjective whose ending
+                # looks like a gerund (spaCy: un chico estupendo/VERB Ger), so that it changes with its noun
+                or (w["upos"] == "VERB" and relation(w["deprel"]) == "amod" and feats.get("VerbForm") != "Part"
+                    and head is not None and head["upos"] in ("NOUN", "PROPN"))
                 or self._predicative_slip(w, head, relations)
             )
             if slip and index not in nouns:
@@ -735,10 +742,26 @@ def _attach_nouns_and_determiners(ws: list[dict], nouns: Collection[int]) -> Non
         head = next((h for h in ws if h["id"] == w["head"]), None)
         if relation(w["deprel"]) == "amod" and head is not None and head["upos"] in ("VERB", "AUX"):
             w["deprel"] = "nsubj" if index < ws.index(head) else "obj"
+        # a person noun before its verb taken for a clause of it (spaCy: *Dicho empleado fue
+        # despedido* with *empleado* a ccomp of *despedido*) is its subject
+        elif (relation(w["deprel"]) in ("ccomp", "csubj", "dep") and head is not None
+              and head["upos"] in ("VERB", "AUX") and index < ws.index(head)
+              and not any(relation(c["deprel"]) in ("nsubj", "cop", "aux") for c in ws if c["head"] == w["id"])):
+            w["deprel"] = "nsubj"
         if index > 0 and ws[index - 1]["upos"] == "DET" and ws[index - 1]["head"] != w["id"]:
             before = ws[index - 1]
             if not any(c["head"] == before["id"] for c in ws):
                 before["head"], before["deprel"] = w["id"], "det"
+        # the determiners and adjectives right before it are its own: one hung on another
+        # (spaCy: *Nuestros propios vecinos* with *propios* under *Nuestros*) modifies the noun
+        start = index
+        while start > 0 and ws[start - 1]["upos"] in ("DET", "ADJ"):
+            start -= 1
+        run = {ws[k]["id"] for k in range(start, index)}
+        for k in range(start, index):
+            if ws[k]["head"] in run:
+                ws[k]["head"] = w["id"]
+                ws[k]["deprel"] = "det" if ws[k]["upos"] == "DET" else "amod"
 
 
 def _below(node: dict, ancestor: dict, ws: list[dict]) -> bool:
@@ -834,7 +857,7 @@ def interventions_for(
     out = []
     ws = words(sentence)
     in_names = name_parts(ws, generator.language)
-    named = named_by_a_full_name(ws)
+    named = named_by_a_full_name(ws) | predicates_of_a_fixed_subject(ws, gazetteer, generator.language, sentence)
     for index, word in enumerate(ws):
         if in_names[index] or index in named:
             continue
@@ -845,6 +868,7 @@ def interventions_for(
             if pronoun is not None:
                 out.append(pronoun)
             continue
+        found = _by_sense(found, noun, ws, gazetteer, generator.language)
         new_lemma, new_gender = found.lemma, found.gender
         if (direction == "to-fem" and new_gender != "Fem") or (
             direction == "to-masc" and new_gender != "Masc"
@@ -863,6 +887,36 @@ def interventions_for(
                 intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
         out.append(intervention)
     return out
+
+
+def _by_sense(found, noun: dict, ws: Sequence[dict], gazetteer: Gazetteer, language):
+    """The counterpart of a noun whose counterpart depends on its sense (the language file's
+    ``sense_counterparts``): with a possessor (a possessive determiner, or an nmod that is a name
+    other than a place's, a pronoun or a person noun) fr *femme* is a wife (*sa femme* -> *son mari*,
+    *la femme de Paul* -> *le mari de Paul*), without one a woman (*cette femme* -> *cet homme*, *la
+    femme de Saint Michel* -> *l'homme*), whatever the gazetteer pairs it with."""
+    if found.gender != "Masc":
+        return found
+    senses = language.sense_counterparts.get(gazetteer.to_fem.get(found.lemma, ""))
+    if senses is None:
+        return found
+    possessed = False
+    place = name_parts(ws, language)  # a name with a title (Saint Michel) is a place's, not a person's
+    for k, child in enumerate(ws):
+        if child["head"] != noun["id"]:
+            continue
+        rel = relation(child["deprel"])
+        if rel == "det" and (child["feats"] or {}).get("Poss") == "Yes":
+            possessed = True
+        elif rel == "nmod" and not place[k] and (
+                child["upos"] in ("PROPN", "PRON") or gazetteer.lookup(child) is not None
+                or gazetteer.is_epicene(child)):
+            possessed = True
+    masculine = senses[0] if possessed else senses[1]
+    if masculine == found.lemma:
+        return found
+    form = masculine if found.number == "Sing" else gazetteer.plurals.get((masculine, "Masc"))
+    return dataclasses.replace(found, lemma=masculine, form=form)
 
 
 def pronoun_intervention(
@@ -912,11 +966,30 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
     in the sentence) and enter no clause with a subject of its own (*dijo que el pueblo estaba
     cansado*); a relative pronoun as subject leaves its clause open (*la mujer que está cansada*).
     A determiner or adjective right beside an intervened word is reached however it is attached
-    (spaCy: *Un vecino nuestro trabaja* with *nuestro* a det of *trabaja*, taken for a noun)."""
+    (spaCy: *Un vecino nuestro trabaja* with *nuestro* a det of *trabaja*, taken for a noun). A
+    participle or adjective complementing a verb that has an object agrees with the object, not the
+    subject (*El abuelo tiene guardado un secreto*, *La jefa dejó cerrada la puerta*, *La tengo
+    guardada*): it is reached only when that object is intervened (*Tengo a mi hijo enfermo*)."""
     position = {int(w["id"]): i for i, w in enumerate(ws)}
     children: dict[int, list[int]] = {}
     for i, w in enumerate(ws):
         children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+
+    def objects(i: int) -> list[int]:
+        return [c for c in children.get(i, []) if relation(ws[c]["deprel"]) == "obj" and ws[c]["upos"] in NOMINALS]
+
+    def agrees_with_an_object(verb: int, c: int) -> bool:
+        """`c`, a predicative under `verb`, agrees with an object (of `verb`, or hung under `c` by
+        the parser) that is not intervened."""
+        w = ws[c]
+        if not (w["upos"] == "ADJ" or (w["feats"] or {}).get("VerbForm") == "Part"):
+            return False
+        if relation(w["deprel"]) not in ("obj", "xcomp", "advcl", "acl", "ccomp"):
+            return False
+        if ws[verb]["upos"] not in ("VERB", "AUX"):
+            return False
+        found = [o for o in objects(verb) + objects(c) if o != c]
+        return bool(found) and not any(o in interventions for o in found)
 
     def own_subject(i: int) -> bool:
         return any(
@@ -937,7 +1010,7 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
             continue  # reached, but what agrees beyond it agrees with it
         head = position.get(int(ws[i]["head"] or 0))
         neighbours = [c for c in children.get(i, []) if not (
-            relation(ws[c]["deprel"]) in CLAUSE_RELATIONS and own_subject(c))]
+            relation(ws[c]["deprel"]) in CLAUSE_RELATIONS and own_subject(c)) and not agrees_with_an_object(i, c)]
         rel = relation(ws[i]["deprel"])
         # up to the head unless leaving a clause with its own subject, or reaching a predicate
         # whose subject is another word (*el niño está cansado de la mujer*); an object reaches
@@ -1028,6 +1101,40 @@ def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
     # and its conjuncts: *Théodore Herzl, journaliste, écrivain et fondateur*
     stack = list(out)
     while stack:
+        i = stack.pop()
+        for c, w in enumerate(ws):
+            if c not in out and relation(w["deprel"]) == "conj" and position.get(int(w["head"] or 0)) == i:
+                out.add(c)
+                stack.append(c)
+    return out
+
+
+def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, language, sentence=None) -> set[int]:
+    """Predicate nouns (0-based) that denote a subject whose gender the counterfactual keeps: a
+    name (*Juan es un buen panadero*), the speaker or the addressee (*Je suis le nouveau serveur*,
+    *Tú eres la mejor enfermera*). A noun after a copula names its subject, so it agrees with it
+    and changes only with it; its conjuncts too. An epicene subject fixes no one's gender (*La
+    víctima era un hombre* → *una mujer*), and a pronoun or demonstrative the parser took for a name
+    (*Aquél*: the language file's paradigms) is no name."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    copulas = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "cop"}
+    out: set[int] = set()
+    for w in ws:
+        predicate = position.get(int(w["head"] or 0))
+        if predicate is None or relation(w["deprel"]) != "nsubj" or int(ws[predicate]["id"]) not in copulas:
+            continue
+        if ws[predicate]["upos"] not in ("NOUN", "PROPN", "ADJ"):
+            continue
+        feats = w["feats"] or {}
+        fixed = (
+            (w["upos"] == "PRON" and feats.get("Person") in ("1", "2") and feats.get("Number", "Sing") == "Sing")
+            or (w["upos"] == "PROPN" and (w["form"] or "")[:1].isupper() and gazetteer.lookup(w, sentence) is None
+                and language.paradigm_tag(w["form"]) is None and language.pronoun(w["form"], w["deprel"] or "") is None)
+        )
+        if fixed:
+            out.add(predicate)
+    stack = list(out)
+    while stack:  # and the predicate's conjuncts: Juan es carpintero y panadero
         i = stack.pop()
         for c, w in enumerate(ws):
             if c not in out and relation(w["deprel"]) == "conj" and position.get(int(w["head"] or 0)) == i:

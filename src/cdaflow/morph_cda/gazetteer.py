@@ -7,6 +7,11 @@ The project's format has a header and up to six columns::
 
 * ``kind`` is ``pair`` (the default when the column is absent or empty: *hijo/hija*, *actor/actriz*;
   a row without a kind whose two columns hold the same form is ``common``),
+  ``pair-common`` (a pair whose masculine form also names women, as a common-gender noun does:
+  *cliente/clienta* with *la cliente*, *presidente/presidenta* with *la presidente*, French
+  *professeur/professeure* with *la professeur*: the masculine form's gender is read off its
+  determiners and adjectives, as a common-gender noun's; a man becomes a woman with the standard
+  feminine, a woman named by either form becomes a man with the masculine),
   ``one-way`` (the masculine becomes the feminine, but the feminine form mostly names a thing and
   is never looked up: *músico/música* "music", *político/política* "politics"),
   ``common`` (one form for both genders, *periodista*, *joven*: the noun stays, the words agreeing
@@ -38,7 +43,7 @@ from cdaflow.morph_cda import language as languages
 
 __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 
-KINDS = ("pair", "one-way", "common", "epicene")
+KINDS = ("pair", "pair-common", "one-way", "common", "epicene")
 COLUMNS = ("masculine", "feminine", "english", "kind", "masculine_plural", "feminine_plural")
 GENDERS = ("Masc", "Fem")
 
@@ -63,7 +68,7 @@ class Counterpart:
     lemma: str  # the new gender's singular
     gender: str  # "Masc" or "Fem": the new gender
     form: str | None  # the new form in the word's number (lower case), None: reinflect from `lemma`
-    kind: str  # "pair", "one-way" or "common"
+    kind: str  # "pair", "pair-common", "one-way" or "common"
     number: str = "Sing"  # "Sing" or "Plur": the word's number, from its form when the list knows it
 
 
@@ -73,7 +78,8 @@ class Gazetteer:
 
     ``to_fem``/``to_masc`` map singulars; ``common`` holds the common-gender nouns (their form is
     both genders'), ``epicene`` maps a fixed-gender noun's forms to its gender, ``plurals`` maps
-    ``(singular, gender)`` to the plural; ``one_way`` holds the masculines of one-way pairs.
+    ``(singular, gender)`` to the plural; ``one_way`` holds the masculines of one-way pairs,
+    ``shared`` those of ``pair-common`` rows (a masculine form that also names women).
     ``source`` is the list's provenance (its path and comment lines), carried into a model
     folder by :meth:`write`.
     """
@@ -82,6 +88,7 @@ class Gazetteer:
     to_masc: dict[str, str] = field(default_factory=dict)
     common: set[str] = field(default_factory=set)
     one_way: set[str] = field(default_factory=set)
+    shared: set[str] = field(default_factory=set)
     epicene: dict[str, str] = field(default_factory=dict)
     plurals: dict[tuple[str, str], str] = field(default_factory=dict)
     english: dict[str, str] = field(default_factory=dict)
@@ -164,13 +171,15 @@ class Gazetteer:
             raise ValueError(f"{where}: expected masculine and feminine columns, got {row}")
         if kind == "common" and masc != fem:
             raise ValueError(f"{where}: a common-gender noun has one form, got {masc!r} and {fem!r}")
-        if kind in ("pair", "one-way") and masc == fem:
+        if kind in ("pair", "pair-common", "one-way") and masc == fem:
             raise ValueError(f"{where}: {masc!r} is the same form for both genders: use kind 'common'")
         self.to_fem.setdefault(masc, fem)
         if kind == "one-way":
             self.one_way.add(masc)  # the feminine form is mostly a thing: never looked up
         else:
             self.to_masc.setdefault(fem, masc)
+        if kind == "pair-common" and self.to_fem[masc] == fem:
+            self.shared.add(masc)
         if kind == "common" and self.to_fem[masc] == masc:  # an earlier pair row keeps its kind
             self.common.add(masc)
         for gender, singular in (("Masc", masc), ("Fem", fem)):
@@ -184,12 +193,16 @@ class Gazetteer:
 
     def counts(self) -> dict[str, int]:
         """Entries per kind (what a model's provenance reports)."""
-        return {
-            "pair": len(self.to_fem) - len(self.common) - len(self.one_way),
+        counts = {
+            "pair": len(self.to_fem) - len(self.common) - len(self.one_way) - len(self.shared),
+            "pair-common": len(self.shared),
             "one-way": len(self.one_way),
             "common": len(self.common),
             "epicene": len(self.epicene),
         }
+        if not self.shared:
+            del counts["pair-common"]  # lists without such rows report as before
+        return counts
 
     def describe(self) -> str:
         """One line for users: where the list came from and what it holds."""
@@ -234,6 +247,8 @@ class Gazetteer:
         """
         if word["upos"] == "ADJ" and not _used_as_noun(word, sentence):
             return None
+        if _participle_after_a_determiner(word, sentence):  # spaCy: dicho empleado/VERB, nul employé/VERB
+            word = dict(word, upos="NOUN")
         # a capitalised title before a name is looked up as a noun: el Doctor Pérez
         if word["upos"] not in ("NOUN", "PROPN", "ADJ") or self.is_epicene(word):
             return None
@@ -249,11 +264,12 @@ class Gazetteer:
             current = self._context_gender(word, sentence) or gender or "Masc"
             found = (masc, current, "Sing" if form == masc else "Plur")
         elif form in self.to_fem:
-            found = (form, "Masc", "Sing")
+            found = (form, self._shared_gender(form, word, sentence), "Sing")
         elif form in self.to_masc:
             found = (self.to_masc[form], "Fem", "Sing")
         elif (form, "Masc") in singular_of:
-            found = (singular_of[(form, "Masc")], "Masc", "Plur")
+            masc = singular_of[(form, "Masc")]
+            found = (masc, self._shared_gender(masc, word, sentence), "Plur")
         elif (form, "Fem") in singular_of and singular_of[(form, "Fem")] in self.to_masc:
             found = (self.to_masc[singular_of[(form, "Fem")]], "Fem", "Plur")
         elif lemma in self.common:
@@ -281,7 +297,17 @@ class Gazetteer:
             new_form = self.plurals.get((new_lemma, new_gender))
         return Counterpart(new_lemma, new_gender, new_form, self._kind(masc), number)
 
+    def _shared_gender(self, masculine: str, word: dict, sentence) -> str:
+        """The gender of a pair's masculine form: masculine, unless the pair is ``pair-common`` and
+        the form names a woman (*la presidente*, *las jefes*: its determiners and adjectives say so,
+        or else its Gender feature), as a common-gender noun's gender is read."""
+        if masculine not in self.shared:
+            return "Masc"
+        return self._context_gender(word, sentence) or (word["feats"] or {}).get("Gender") or "Masc"
+
     def _kind(self, masculine: str) -> str:
+        if masculine in self.shared:
+            return "pair-common"
         return "common" if masculine in self.common else "one-way" if masculine in self.one_way else "pair"
 
     def counterpart(self, word: dict) -> tuple[str, str] | None:
@@ -368,8 +394,9 @@ def _used_as_noun(word: dict, sentence) -> bool:
     if position:
         before = ws[position - 1]
         after = ws[position + 1] if position + 1 < len(ws) else None
-        if before["upos"] == "DET" and (after is None or after["upos"] not in ("NOUN", "PROPN")):
-            return True
+        determiner = before["upos"] == "DET" or (before["form"] or "").lower() in languages.determiner_forms()
+        if determiner and (after is None or after["upos"] not in ("NOUN", "PROPN")):
+            return True  # also after a determiner tagged otherwise (Dichas/ADJ alumnas/ADJ)
     if word["deprel"].split(":")[0] not in NOMINAL_RELATIONS:
         return False
     # a fused preposition + article (es "al", fr "du", spaCy's one token) carries the determiner
@@ -379,6 +406,20 @@ def _used_as_noun(word: dict, sentence) -> bool:
         and (w["deprel"].split(":")[0] == "det" or (w["deprel"] == "case" and w["form"].lower() in fused))
         for w in words(sentence)
     )
+
+
+def _participle_after_a_determiner(word: dict, sentence) -> bool:
+    """A participle right after a determiner (an article or a closed-class form of a language file:
+    *Dicho empleado fue despedido*, *Ledit employé*, *Nul employé*) is a noun the parser took for a
+    verb."""
+    if sentence is None or word["upos"] != "VERB" or (word["feats"] or {}).get("VerbForm") != "Part":
+        return False
+    ws = words(sentence)
+    position = next((i for i, w in enumerate(ws) if w["id"] == word["id"]), None)
+    if not position:
+        return False
+    before = ws[position - 1]
+    return before["upos"] == "DET" or (before["form"] or "").lower() in languages.determiner_forms()
 
 
 def regular_plural(lang: str, singular: str, gender: str) -> str:

@@ -138,6 +138,9 @@ class Language:
     invariable: frozenset[str] = frozenset()  # adjectives with one form for both genders (mejor)
     name_titles: frozenset[str] = frozenset()  # words that make a proper name with the name after them (Santa)
     gender_endings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # number -> pairs
+    # a noun whose counterpart depends on its sense: feminine -> (masculine with a possessor, without
+    # one): femme -> (mari, homme), fille -> (fils, garçon)
+    sense_counterparts: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def spacy(self) -> str | None:
@@ -368,11 +371,28 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         gender_endings={
             number: tuple((m, f) for m, f in pairs) for number, pairs in (data.get("gender_endings") or {}).items()
         },
+        sense_counterparts={
+            str(f).lower(): (str(m["possessed"]).lower(), str(m["otherwise"]).lower())
+            for f, m in (data.get("sense_counterparts") or {}).items()
+        },
     )
 
 
 def _names(value: str | Sequence[str] | None) -> tuple[str, ...]:
     return () if value is None else (value,) if isinstance(value, str) else tuple(value)
+
+
+@functools.cache
+def determiner_forms(directory: Path | None = None) -> frozenset[str]:
+    """Every language's articles and closed-class paradigm forms (es *el*, *dicho*, fr *ledit*, *nul*):
+    the words before which a participle-shaped word is a noun (*dicho empleado*, *nul employé*)."""
+    forms: set[str] = set()
+    for code in available(directory):
+        language = load(code, directory)
+        forms.update(language.articles)
+        for paradigm in language.paradigms:
+            forms.update(paradigm.values())
+    return frozenset(forms)
 
 
 def fused_forms(directory: Path | None = None) -> frozenset[str]:

@@ -283,6 +283,11 @@ class RuleSet:
         self.enclitic_suffixes = _by_length(r.get("enclitic_suffixes") or {})
         self.neutral_enclitic_verbs = words("neutral_enclitic_verbs")
         self.neutral_clitic_verbs = words("neutral_clitic_verbs")
+        # A clitic before a periphrasis is its non-finite verb's (Lo tengo que hacer); lo before que,
+        # de or an adjective is the neuter article (Lo que dices, Lo mejor).
+        self.climbing_links = words("clitic_climbing_links")
+        self.article_lo_words = words("article_lo_before_words")
+        self.article_lo_tags = frozenset(str(t) for t in r.get("article_lo_before_tags") or ())
         self.max_words = int(r.get("max_words", 10))
         # The extension's words (empty with the paper's rules alone).
         self.word_maps = {
@@ -408,11 +413,34 @@ class RuleSet:
         return "-".join(tags) if tags and tags[-1] == FINAL else "-".join((*tags, FINAL))
 
     def _following_verb(self, segment: Segment, i: int) -> str | None:
-        """The word after position `i`, past an auxiliary haber (Lo he dicho -> dicho)."""
+        """The verb whose object a clitic at position `i` is: the next word, past an auxiliary haber
+        (Lo he dicho -> dicho), or the infinitive or gerund of a periphrasis the clitic climbed from
+        (Lo tengo que hacer -> hacer, Lo voy a hacer -> hacer, Lo estoy buscando -> buscando)."""
+        tags, tokens = segment.tags, segment.tokens
         j = i + 1
-        if j < len(segment.tags) and segment.tags[j] in HABER:
+        if j < len(tags) and tags[j] in HABER:
             j += 1
-        return segment.tokens[j] if j < len(segment.tokens) else None
+        if j < len(tags) and tags[j] in ("Vfin", "VMfin"):
+            k = j + 1
+            if k < len(tags) and tokens[k].lower() in self.climbing_links:
+                k += 1
+            if k < len(tags) and tags[k] in ("Vinf", "Vger"):
+                j = k
+        return tokens[j] if j < len(tokens) else None
+
+    def _is_article_lo(self, segment: Segment, i: int) -> bool:
+        """*lo* at position `i` is the neuter article: before que, de or an adjective (Lo que dices,
+        Lo de ayer, Lo mejor es esperar; rules.yaml ``article_lo_before_*``)."""
+        if segment.tokens[i].lower() != "lo" or i + 1 >= len(segment.tokens):
+            return False
+        return (segment.tokens[i + 1].lower() in self.article_lo_words
+                or segment.tags[i + 1] in self.article_lo_tags)
+
+    def _flip_at(self, segment: Segment, i: int, category: str) -> str | None:
+        """flip_word for the token at position `i`, in its context (the verb after a clitic)."""
+        if category == "PPC" and self._is_article_lo(segment, i):
+            return None
+        return self.flip_word(category, segment.tokens[i], self._following_verb(segment, i))
 
     def _decide_part(self, segment: Segment, indices: Sequence[int] | None, patterns: bool) -> Decision:
         """The decision on the tokens at `indices` (a part of the segment; None: all of it)."""
@@ -455,7 +483,7 @@ class RuleSet:
         for i, word_category, previous in positions:
             if word_category == "Vadj" and previous in HABER:
                 continue  # §3.1: the participle of a perfect (he descansado) does not agree
-            new = self.flip_word(word_category, segment.tokens[i], self._following_verb(segment, i))
+            new = self._flip_at(segment, i, word_category)
             if new is not None and new != segment.tokens[i]:
                 changes.append(Change(i, segment.tokens[i], new))
         if not changes:
@@ -485,8 +513,7 @@ class RuleSet:
             if tag in ("NC", "NP"):
                 return False
             category = "VCL" if self._is_vcl(segment.tokens[i], tag) else tag
-            if category in CATEGORIES and self.flip_word(category, segment.tokens[i],
-                                                         self._following_verb(segment, i)) is not None:
+            if category in CATEGORIES and self._flip_at(segment, i, category) is not None:
                 return False
         return True
 
