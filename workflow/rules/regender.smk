@@ -124,6 +124,8 @@ rule regender_parallel:
         stats=study_report(f"{REG_OUT}/tableA1_parallel_stats.tsv", "regender", "parallel"),
     log:
         "logs/regender/parallel.log",
+    benchmark:
+        "results/benchmarks/regender/parallel.tsv"
     params:
         neutral_ratio=REG["neutral_ratio"],
         split=REG["split"],

@@ -523,7 +523,7 @@ def _resume_folder(folder: Path, settings: TransferSettings, gpu: bool,
     caller rewrites the tokenised files on each attempt)."""
     import hashlib
 
-    from cdaflow.io.checkpoints import resume_folder
+    from cdaflow.io.resume import resume_folder
 
     hashes = []
     for path in data:

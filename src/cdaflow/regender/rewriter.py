@@ -206,7 +206,7 @@ def train_rewriter(prepared: str | os.PathLike[str], dev_source: str | os.PathLi
     refuse it). Sockeye keeps ``training_state/`` at the end: :func:`settle_model_folder` on a copy
     drops it, and the caller removes `resume_dir` once the model is kept.
     """
-    from cdaflow.io.checkpoints import inputs_key, resume_folder
+    from cdaflow.io.resume import inputs_key, resume_folder
 
     resume_dir = Path(resume_dir)
     model = resume_dir / "model"

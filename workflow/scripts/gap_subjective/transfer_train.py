@@ -8,7 +8,7 @@ from cdaflow.device import rule_device
 from cdaflow.gap_subjective.reports import transfer_table
 from cdaflow.gap_subjective.transfer import TransferSettings, encode_pieces, train_transfer, validation_metrics
 from cdaflow.io.atomic import atomic_directory, atomic_file
-from cdaflow.io.checkpoints import remove_resume_folder
+from cdaflow.io.resume import remove_resume_folder
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 
