@@ -106,6 +106,27 @@ def test_a_participle_with_an_object_agrees_with_the_object():
     assert 4 in agreement_reach(words(parse_conllu_string(ill)[0]), [3])
 
 
+def test_a_reflexive_or_a_prepositional_phrase_is_no_object_to_agree_with():
+    """*se* is the subject itself, and spaCy's obj with *por* under a participle is an oblique: the
+    predicative still agrees with the subject (corpus audit: *se vio obligado*, *continúan conmocionados*)."""
+    from cdaflow.io.conllu import words
+    from cdaflow.morph_cda.cda import agreement_reach
+
+    part = "Gender=Masc|Number=Sing|VerbForm=Part"
+    reflexive = tree("El jugador se sintió cansado.", ("El", "el", "DET", MS, 2, "det"),
+                     ("jugador", "jugador", "NOUN", MS, 4, "nsubj"),
+                     ("se", "él", "PRON", "Person=3|PronType=Prs|Reflex=Yes", 4, "obj"),
+                     ("sintió", "sentir", "VERB", COP, 0, "root"), ("cansado", "cansar", "ADJ", part, 4, "obj"),
+                     (".", ".", "PUNCT", "", 4, "punct"))
+    assert 4 in agreement_reach(words(parse_conllu_string(reflexive)[0]), [1])
+    oblique = tree("El vecino sigue conmocionado por la noticia.", ("El", "el", "DET", MS, 2, "det"),
+                   ("vecino", "vecino", "NOUN", MS, 3, "nsubj"), ("sigue", "seguir", "VERB", COP, 0, "root"),
+                   ("conmocionado", "conmocionar", "ADJ", part, 3, "obj"), ("por", "por", "ADP", "", 7, "case"),
+                   ("la", "el", "DET", FS, 7, "det"), ("noticia", "noticia", "NOUN", FS, 4, "obj"),
+                   (".", ".", "PUNCT", "", 3, "punct"))
+    assert 3 in agreement_reach(words(parse_conllu_string(oblique)[0]), [1])
+
+
 def test_a_noun_modifier_tagged_a_gerund_is_an_adjective(spanish_generator):  # noqa: F811
     # spaCy: "un vecino tremendo" with tremendo a VERB (VerbForm=Ger): it is the noun's adjective, and
     # changes with it (never "una vecina tremendo")

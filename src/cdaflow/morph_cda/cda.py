@@ -975,8 +975,21 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
     for i, w in enumerate(ws):
         children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
 
-    def objects(i: int) -> list[int]:
-        return [c for c in children.get(i, []) if relation(ws[c]["deprel"]) == "obj" and ws[c]["upos"] in NOMINALS]
+    def objects(i: int, *, of_verb: bool) -> list[int]:
+        """Direct objects under `i` with a gender of their own: not a reflexive pronoun (*se vio
+        obligado*, *se sintió cansada*: it is the subject), and, hung under a participle by the parser,
+        not a phrase with a preposition (*conmocionados por la noticia*: an oblique); the verb's own
+        object may carry one (Spanish personal *a*: *tiene a su tío enfermo*)."""
+        found = []
+        for c in children.get(i, []):
+            if relation(ws[c]["deprel"]) != "obj" or ws[c]["upos"] not in NOMINALS:
+                continue
+            if (ws[c]["feats"] or {}).get("Reflex") == "Yes":
+                continue
+            if not of_verb and any(relation(ws[g]["deprel"]) == "case" for g in children.get(c, [])):
+                continue
+            found.append(c)
+        return found
 
     def agrees_with_an_object(verb: int, c: int) -> bool:
         """`c`, a predicative under `verb`, agrees with an object (of `verb`, or hung under `c` by
@@ -988,7 +1001,7 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
             return False
         if ws[verb]["upos"] not in ("VERB", "AUX"):
             return False
-        found = [o for o in objects(verb) + objects(c) if o != c]
+        found = [o for o in objects(verb, of_verb=True) + objects(c, of_verb=False) if o != c]
         return bool(found) and not any(o in interventions for o in found)
 
     def own_subject(i: int) -> bool:
