@@ -96,12 +96,12 @@ def rule_benchmarks(rules: Iterable[Any]) -> dict[str, str]:
 def rules_with_gpu(rules: Iterable[Any]) -> list[str]:
     """The rules that ask for a GPU (a ``gpu`` resource, or a ``gres`` of gpu in compute.slurm's gres form):
     where the paper-scale run would use one."""
-    return sorted(
-        rule.name
-        for rule in rules
-        if rule.resources is not None
-        and ("gpu" in rule.resources or any(part.strip().startswith("gpu") for part in str(rule.resources.get("gres") or "").split(",")))
-    )
+
+    def asks_for_a_gpu(resources) -> bool:
+        gres = str(resources.get("gres") or "").split(",")
+        return "gpu" in resources or any(part.strip().startswith("gpu") for part in gres)
+
+    return sorted(rule.name for rule in rules if rule.resources is not None and asks_for_a_gpu(rule.resources))
 
 
 def read_benchmark(path: str | Path) -> dict[str, float]:

@@ -4,8 +4,8 @@ A one-node cluster (tests/workflow/slurm_cluster.py) with a stand-in GPU runs ga
 and then gap_subjective_fluency_lm, the latter a `gpu=1` rule: the test checks from slurmctld's job
 records that the GPU request reached sbatch for that job only. The paper config's rehearsal (Study C's
 first steps) fetches its dataset and Hub model on the submit host and submits only the two compute jobs.
-Skipped, with the reason, where the cluster cannot start. The fast tests below check the cluster helper itself (its slurm.conf, and that
-a daemon that fails to start is reported at once and leaves no process behind).
+Skipped, with the reason, where the cluster cannot start. The fast tests below check the cluster helper
+itself (its slurm.conf, and that a daemon that fails to start is reported at once and leaves no process behind).
 """
 
 from __future__ import annotations

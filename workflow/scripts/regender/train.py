@@ -5,8 +5,8 @@ from pathlib import Path
 
 from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
-from cdaflow.io.resume import remove_resume_folder
 from cdaflow.io.model_card import card_from_rule, write_card
+from cdaflow.io.resume import remove_resume_folder
 from cdaflow.regender.rewriter import RESUME_STATE, rewriter_card, settle_model_folder, train_rewriter
 from cdaflow.runtime import rule_context
 
