@@ -1,4 +1,4 @@
-"""Issue 27's error classes in everyday Spanish and French, on hand-made trees of sentences written
+"""Error classes of everyday Spanish and French, on hand-made trees of sentences written
 for these tests: a predicate noun that denotes its subject, a noun whose counterpart depends on its
 sense (wife/woman), a participle agreeing with its object, a noun modifier tagged a verb, and
 determiners before a noun however the parser hung them."""

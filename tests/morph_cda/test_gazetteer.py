@@ -184,7 +184,7 @@ def test_shipped_lists(lang):
 
 
 def test_pair_common_reads_the_masculine_form_from_its_context(tmp_path):
-    """Issue 27: a masculine form that also names women (esa cliente, esas clientes) is read off
+    """A masculine form that also names women (esa cliente, esas clientes) is read off
     its determiner; a man gets the standard feminine, a woman named by either form the
     masculine."""
     path = tmp_path / "es.tsv"

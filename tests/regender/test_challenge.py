@@ -101,7 +101,7 @@ def test_default_rules_reach_the_target(name, capsys):
 
 @needs_spacy
 def test_neuter_lo_is_left_alone_by_the_paper_sequences_too(capsys):
-    # issue 27: No sé cómo hacerlo stayed hacerla with --sequences paper as well
+    # No sé cómo hacerlo used to become hacerla with --sequences paper as well
     out = run_script(capsys, "--file", str(CHALLENGE / "chat_lo.tsv"), "--sequences", "paper")
     assert "neuter            20 / 20  100.0" in out, out
     assert "neutral lines changed: 0 /" in out, out
