@@ -224,3 +224,27 @@ def test_pronouns_are_interventions(spanish_generator, french):
                     (".", ".", "PUNCT", "", 2, "punct"))
     (parsed,) = parse_conllu_string(stressed)
     assert pronoun_intervention(1, words(parsed)[1], parsed, french, "to-fem").form == "elle"
+
+
+def test_weather_and_time_il_is_no_one_but_a_person_on_time_is(french):
+    """*il fait beau*, *il est temps*: the language file's impersonal ``with_words``; with a
+    preposition (*il est à temps*) the subject is someone."""
+    from cdaflow.morph_cda.cda import pronoun_intervention
+
+    il = ("Il", "il", "PRON", "Gender=Masc|Number=Sing|Person=3")
+    weather = tree("Il fait froid.", (*il, 2, "nsubj"), ("fait", "faire", "VERB", "Number=Sing|Person=3", 0, "root"),
+                   ("froid", "froid", "ADJ", MS, 2, "obj"), (".", ".", "PUNCT", "", 2, "punct"))
+    time_ = tree("Il est temps.", (*il, 3, "nsubj"), ("est", "être", "AUX", "Number=Sing|Person=3", 3, "cop"),
+                 ("temps", "temps", "NOUN", MS, 0, "root"), (".", ".", "PUNCT", "", 3, "punct"))
+    on_time = tree("Il est à temps.", (*il, 4, "nsubj"), ("est", "être", "AUX", "Number=Sing|Person=3", 4, "cop"),
+                   ("à", "à", "ADP", "", 4, "case"), ("temps", "temps", "NOUN", MS, 0, "root"),
+                   (".", ".", "PUNCT", "", 4, "punct"))
+    work = tree("Il fait son travail.", (*il, 2, "nsubj"), ("fait", "faire", "VERB", "Number=Sing|Person=3", 0, "root"),
+                ("son", "son", "DET", MS, 4, "det"), ("travail", "travail", "NOUN", MS, 2, "obj"),
+                (".", ".", "PUNCT", "", 2, "punct"))
+    found = {}
+    for name, text in (("weather", weather), ("time", time_), ("on_time", on_time), ("work", work)):
+        (parsed,) = parse_conllu_string(text)
+        found[name] = pronoun_intervention(0, words(parsed)[0], parsed, french, "to-fem")
+    assert found["weather"] is None and found["time"] is None
+    assert found["on_time"].form == "Elle" and found["work"].form == "Elle"

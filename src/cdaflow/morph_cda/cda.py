@@ -1158,7 +1158,7 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
 
 def _impersonal(word: dict, ws: list[dict], language) -> bool:
     """A subject pronoun of an impersonal verb (fr *il faut*, *il pleut*, *il y a*, *il est
-    probable que*: the language file's ``impersonal``)."""
+    probable que*, *il fait beau*, *il est temps*: the language file's ``impersonal``)."""
     head = next((w for w in ws if w["id"] == word["head"]), None)
     if head is None or relation(word["deprel"]) not in ("nsubj", "expl"):
         return False
@@ -1169,7 +1169,15 @@ def _impersonal(word: dict, ws: list[dict], language) -> bool:
     clitic = language.impersonal_clitics.get(lemma)
     if clitic and any(w["form"].lower() == clitic for w in dependents):
         return True
-    return any((w["deprel"] or "") in language.impersonal_clauses for w in dependents)
+    if any((w["deprel"] or "") in language.impersonal_clauses for w in dependents):
+        return True
+    # weather and time: the verb or the copula, and one of its words as the predicate or beside it,
+    # without a preposition (il est temps, not il est à temps: someone on time)
+    if any(relation(w["deprel"]) == "case" for w in dependents):
+        return False
+    verbs = {lemma} | {(w["lemma"] or "").lower() for w in dependents if relation(w["deprel"]) == "cop"}
+    words_there = {lemma, (head["form"] or "").lower()} | {(w["form"] or "").lower() for w in dependents}
+    return any(language.impersonal_words.get(verb, frozenset()) & words_there for verb in verbs)
 
 
 def _as_noun_if_coordinated(word: dict, ws: list[dict]) -> dict:

@@ -130,6 +130,7 @@ class Language:
     impersonal_verbs: frozenset[str]
     impersonal_clitics: Mapping[str, str]  # verb lemma -> clitic (avoir: y)
     impersonal_clauses: frozenset[str]
+    impersonal_words: Mapping[str, frozenset[str]]  # verb or copula lemma -> words (faire: beau; être: temps)
     plurals: tuple[tuple[re.Pattern[str], str, str | None], ...]
     agent_suffixes: tuple[tuple[str, str], ...]
     agent_endings: tuple[str, ...]
@@ -359,6 +360,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         impersonal_verbs=frozenset(impersonal.get("verbs", [])),
         impersonal_clitics=dict(impersonal.get("with_clitic", {})),
         impersonal_clauses=frozenset(impersonal.get("clause_relations", [])),
+        impersonal_words={verb: frozenset(words) for verb, words in impersonal.get("with_words", {}).items()},
         plurals=plurals,
         agent_suffixes=tuple((m, f) for m, f in data.get("agent_suffixes", [])),
         agent_endings=tuple(data.get("agent_endings", [])),
