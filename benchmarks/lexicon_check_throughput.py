@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from raw_text_throughput import run_measured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "ud-treebanks-v2.2"
@@ -58,17 +59,6 @@ def real_sentences(data: Path, count: int) -> list[str]:
     if not texts:
         raise SystemExit(f"no '# text' lines in {', '.join(TREEBANKS)} under {data}")
     return [texts[i % len(texts)] for i in range(count)]
-
-
-def _run_measured(command: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of the children it waited for, stderr)."""
-    before, start = os.times(), time.perf_counter()
-    process = subprocess.run(command, capture_output=True, text=True)
-    wall, after = time.perf_counter() - start, os.times()
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}):\n{process.stderr[-2000:]}")
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return wall, cpu, process.stderr
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
               "start-up excluded")
         for round_ in range(args.rounds):
             for name, command in runs.items():
-                startup_wall, startup_cpu, _ = _run_measured([*command, "--input", str(one)])
-                wall, cpu, _ = _run_measured([*command, "--input", str(text)])
+                startup_wall, startup_cpu, _ = run_measured([*command, "--input", str(one)])
+                wall, cpu, _ = run_measured([*command, "--input", str(text)])
                 seconds = (max(cpu - startup_cpu, 1e-9), max(wall - startup_wall, 1e-9))
                 print(f"  round {round_ + 1} {name:15s} {seconds[0]:7.1f} s CPU {seconds[1]:7.1f} s wall "
                       f"(start-up {startup_wall:.1f} s wall)", flush=True)

@@ -41,7 +41,7 @@ DISABLED = {"cda": [], "regender": ["parser"], "parse": []}
 PARSE_BATCH = 256  # the CLI's batch for cda and regender; parse is given it with --batch-size
 
 
-def _run_measured(command: list[str]) -> tuple[float, float, str]:
+def run_measured(command: list[str]) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds of the process and the children it waited for, stdout)."""
     before, start = os.times(), time.perf_counter()
     process = subprocess.run(command, capture_output=True, text=True)
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         one.write_text("Estoy cansada.\n", encoding="utf-8")
         print(f"{args.lines:,} synthetic lines, {args.processes} parser process(es); rates from {unit} seconds")
         for name in commands:
-            wall, cpu, out = _run_measured([sys.executable, __file__, "--reference", str(text), "--command", name,
+            wall, cpu, out = run_measured([sys.executable, __file__, "--reference", str(text), "--command", name,
                                             "--processes", str(args.processes)])
             ref = json.loads(out.strip().splitlines()[-1])
             ref_rate = ref["texts"] / (ref["cpu"] if use_cpu else ref["wall"])
@@ -107,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
                 cli += ["--model", str(args.model)]
             if name == "parse":
                 cli += ["--batch-size", str(PARSE_BATCH), "--output", os.devnull]
-            startup_wall, startup_cpu, _ = _run_measured([*cli, "--input", str(one)])
-            wall, cpu, _ = _run_measured([*cli, "--input", str(text)])
+            startup_wall, startup_cpu, _ = run_measured([*cli, "--input", str(one)])
+            wall, cpu, _ = run_measured([*cli, "--input", str(text)])
             seconds = (cpu - startup_cpu) if use_cpu else (wall - startup_wall)
             cli_rate = args.lines / seconds
             print(f"{name:9s} spaCy nlp.pipe ({'+'.join(ref['components'])}): {ref_rate:8,.0f} lines/s")

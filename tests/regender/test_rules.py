@@ -182,7 +182,7 @@ def test_neutral_extended(extended, text, tags):
     assert decision.variant in (text, None)
 
 
-# Issue 27: lo standing for an action (hacer, the pro-verb), a predicate (ser, estar, parecer) or
+# lo standing for an action (hacer, the pro-verb), a predicate (ser, estar, parecer) or
 # as the neuter article (lo que, lo de, lo + adjective) has no gender, in both sequence sets.
 @pytest.mark.parametrize(
     ("text", "tags"),
@@ -217,7 +217,7 @@ def test_object_lo_still_changes(extended, text, tags, variant):
     assert extended.decide(seg(text, tags)).variant == variant
 
 
-# Issue 27: exclamatives put the predicate first; what follows the verb changes nothing.
+# Exclamatives put the predicate first; what follows the verb changes nothing.
 @pytest.mark.parametrize(
     ("text", "tags", "variant"),
     [
