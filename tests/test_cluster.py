@@ -218,3 +218,41 @@ def test_the_rules_whose_memory_grows_with_their_data_are_sized_from_measured_me
         mem_mb = jobs.size(rule, paper, threads=8, gpu=True)["mem_mb"]
         assert mem_mb == max(jobs.min_mem_mb, math.ceil(jobs.margin_mem * peak / 100) * 100)
         assert mem_mb >= jobs.margin_mem * row.peak_large_mb  # never below what the larger measured run held
+
+
+def test_a_gpu_job_is_sized_from_its_measured_speed_up(tmp_path):
+    rules = {"train": {"items": "pairs", "paper_items_per_job": 100_000},
+             "decode": {"items": "pairs", "paper_items_per_job": 100_000}}  # fmt: skip
+    sizing = {"margin": 2, "margin_mem": 1.5, "gpu_speedup": 10, "measured_gpu_share": 0.5, "thread_efficiency": 0.5,
+              "min_runtime": 1, "max_runtime": 100_000, "min_mem_mb": 1000}  # fmt: skip
+    path = write(tmp_path, rules, "train\tv\tpairs\t1000\t1\t600\t500\ndecode\tv\tpairs\t1000\t1\t600\t500\n", sizing)
+    gpu = tmp_path / "jobs_gpu.tsv"
+    gpu.write_text("# measured\nfamily\trules\titem\tcpu_s_per_item\tgpu_s_per_item\tspeedup\n"
+                   "lstm\ttrain\tsentence\t2.0\t0.05\t40.0\n")  # fmt: skip
+    jobs = load_jobs(path, gpu=gpu)
+    # 0.6 s x 100,000 = 60,000 CPU s, x2 margin; train: measured 40x, half of it counted: 6,000 s = 100 min;
+    # decode: no measurement, the assumed 10x: 12,000 s = 200 min. Without a GPU neither changes.
+    assert jobs.size("train", {}, threads=8, gpu=True)["runtime"] == 100
+    assert jobs.size("decode", {}, threads=8, gpu=True)["runtime"] == 200
+    assert jobs.size("train", {}, threads=8, gpu=False)["runtime"] == jobs.size("decode", {}, threads=8, gpu=False)[
+        "runtime"] == 500  # fmt: skip
+    for rows, message in [
+        ("lstm\ttrain\tsentence\t2.0\t0.05\t4.0\n", "not cpu_s_per_item / gpu_s_per_item"),
+        ("lstm\tnope\tsentence\t2.0\t0.05\t40.0\n", "nope, which .* does not size"),
+        ("a\ttrain\tsentence\t2.0\t0.05\t40.0\nb\ttrain\tsentence\t1.0\t0.1\t10.0\n", "train is in two families"),
+        ("lstm\ttrain\tsentence\t2.0\t0.05\n", "3 fields|5 fields"),
+    ]:
+        gpu.write_text("family\trules\titem\tcpu_s_per_item\tgpu_s_per_item\tspeedup\n" + rows)
+        with pytest.raises(JobsFileError, match=message):
+            load_jobs(path, gpu=gpu)
+
+
+def test_the_measured_gpu_speed_ups_name_gpu_rules_of_the_workflow():
+    """resources/jobs_gpu.tsv (benchmarks/gpu_speedup.py on an H100) covers the GPU rule families; every rule
+    it names is sized, holds a GPU at paper scale, and is sized from it."""
+    jobs = load_jobs()
+    measured = {rule for rule, cost in jobs.costs.items() if cost.gpu_speedup is not None}
+    assert {"morph_cda_lm", "sentence_bias_train_infersent", "regender_train", "gap_subjective_transfer_train",
+            "gap_subjective_detector", "corpus_shard", "regender_tag"} <= measured  # fmt: skip
+    assert not any(jobs.costs[rule].cpu_bound for rule in measured)
+    assert jobs.costs["gap_subjective_transfer_train"].gpu_speedup < 10 < jobs.costs["morph_cda_lm"].gpu_speedup

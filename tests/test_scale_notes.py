@@ -174,6 +174,14 @@ def test_scale_by_rule_and_estimate_hand_computed():
     assert unscaled == [0.0, "gap_subjective_detector"]
     with pytest.raises(ValueError, match="gpu_speedup"):
         scale_by_rule(measured, items, paper, gpu_speedup=0)
+    # A measured speed-up (resources/jobs_gpu.tsv) replaces the assumed one for its rule.
+    measured_too = scale_by_rule(measured, items, paper, {"sb_train_infersent"}, rule_items=rule_items,
+                                 gpu_speedup=4, measured_speedups={"sb_train_infersent": 40})  # fmt: skip
+    measured_too = measured_too.set_index("rule")
+    row = measured_too.loc["sb_train_infersent"]
+    assert [row["gpu_speedup"], row["gpu_speedup_measured"], row["gpu_hours"]] == [40, True, pytest.approx(0.05)]
+    with pytest.raises(ValueError, match="sb_train_infersent"):
+        scale_by_rule(measured, items, paper, gpu_speedup=4, measured_speedups={"sb_train_infersent": 0})
 
 
 def test_every_paper_item_count_has_a_source():

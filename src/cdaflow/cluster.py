@@ -17,9 +17,11 @@ One paper-scale job then costs::
 
     cpu_s = cpu_s / (items_measured × jobs_per_item) × paper_items_per_job × Π (value / measured) ** power
 
-and asks for ``runtime = margin × cpu_s / speed / 60`` minutes, where speed is ``gpu_speedup`` (a GPU
-against one core, set below the scale notes' estimate so that jobs are not killed) for a job holding a
-GPU and ``threads × thread_efficiency`` otherwise, within ``[min_runtime, max_runtime]``; and
+and asks for ``runtime = margin × cpu_s / speed / 60`` minutes, where speed, for a job holding a GPU, is
+its rule family's measured speed-up (``resources/jobs_gpu.tsv``, ``benchmarks/gpu_speedup.py``: a GPU
+against one core of the same node, at the paper's model sizes) times ``measured_gpu_share``, or the
+assumed ``gpu_speedup`` for a rule not measured, and ``threads × thread_efficiency`` otherwise, within
+``[min_runtime, max_runtime]``; and
 ``mem_mb = margin_mem × peak`` (the peak scaled by the items per job where memory grows), at least
 ``min_mem_mb``. A rule with a ``memory`` entry (``items``, ``per_job``) is sized from
 ``resources/jobs_memory.tsv`` instead (``benchmarks/memory_per_item.py``: the peak at two input sizes, and
@@ -47,7 +49,7 @@ import yaml
 
 __all__ = [
     "JOBS_FILE", "JobCost", "JobsFile", "JobsFileError", "MemoryCost", "Scale", "config_value", "gpus_requested",
-    "load_jobs", "measure", "read_memory", "rule_items", "slurm_resources",
+    "load_jobs", "measure", "read_gpu_speedups", "read_memory", "rule_items", "slurm_resources",
 ]
 
 JOBS_FILE = Path(__file__).resolve().parents[2] / "resources" / "jobs.yaml"
@@ -108,6 +110,7 @@ class JobCost:
     scale_by: tuple[Scale, ...] = ()
     memory: MemoryCost | None = None  # the measured memory per item (jobs_memory.tsv), with
     memory_items_per_job: float = float("nan")  # the items of the largest job it applies to
+    gpu_speedup: float | None = None  # its family's measured GPU speed-up (jobs_gpu.tsv); None: not measured
 
     def work_factor(self, config: Mapping[str, Any]) -> float:
         return math.prod(scale.value(config) for scale in self.scale_by)
@@ -142,6 +145,7 @@ class JobsFile:
     min_mem_mb: int
     costs: dict[str, JobCost] = field(default_factory=dict)
     retry_factor: float = 2.0  # sizing.retry_factor: a wall-time kill is an underestimate, not noise
+    measured_gpu_share: float = 1.0  # sizing.measured_gpu_share: the share of a measured speed-up counted on
 
     def runtime_for_attempt(self, runtime: int, attempt: int) -> int:
         """Minutes for try number `attempt` (1, 2, ...) of a job sized `runtime` for its first try."""
@@ -151,7 +155,10 @@ class JobsFile:
     def size(self, rule: str, config: Mapping[str, Any], *, threads: int, gpu: bool) -> dict[str, int]:
         """``{"runtime": minutes, "mem_mb": MB}`` of one paper-scale job of `rule`."""
         cost = self.costs[rule]
-        speed = self.gpu_speedup if gpu and not cost.cpu_bound else max(1.0, threads * self.thread_efficiency)
+        speed = max(1.0, threads * self.thread_efficiency)
+        if gpu and not cost.cpu_bound:
+            measured = cost.gpu_speedup
+            speed = self.gpu_speedup if measured is None else max(1.0, measured * self.measured_gpu_share)
         runtime = self.margin * cost.job_cpu_s(config) / speed / 60
         return {
             "runtime": int(min(self.max_runtime, max(self.min_runtime, math.ceil(runtime)))),
@@ -218,6 +225,35 @@ def read_measured(path: str | Path) -> dict[str, dict[str, Any]]:
                                   "peak_mb": float(row["peak_mb"])}  # fmt: skip
         except ValueError as error:
             raise JobsFileError(f"{path}: row {number}: {error}") from None
+    return found
+
+
+GPU_COLUMNS = ("family", "rules", "item", "cpu_s_per_item", "gpu_s_per_item", "speedup")
+
+
+def read_gpu_speedups(path: str | Path) -> dict[str, float]:
+    """resources/jobs_gpu.tsv: ``{rule: measured speed-up}`` of every rule its families list (comment lines
+    start with ``#``); a rule in two families, or a speed-up that is not the ratio of its row, is refused."""
+    path = Path(path)
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line and line[0] != "#"]
+    if not rows or tuple(rows[0]) != GPU_COLUMNS:
+        raise JobsFileError(f"{path}: expected the header {' '.join(GPU_COLUMNS)}")
+    found: dict[str, float] = {}
+    for number, cells in enumerate(rows[1:], start=2):
+        if len(cells) != len(GPU_COLUMNS):
+            raise JobsFileError(f"{path}: row {number}: {len(cells)} fields, expected {len(GPU_COLUMNS)}")
+        row = dict(zip(GPU_COLUMNS, cells))
+        try:
+            cpu, gpu, speedup = (float(row[c]) for c in ("cpu_s_per_item", "gpu_s_per_item", "speedup"))
+        except ValueError as error:
+            raise JobsFileError(f"{path}: row {number}: {error}") from None
+        if not (cpu > 0 and gpu > 0 and math.isclose(speedup, cpu / gpu, rel_tol=0.01, abs_tol=0.05)):
+            raise JobsFileError(f"{path}: row {number} ({row['family']}): speedup {row['speedup']} is not "
+                                f"cpu_s_per_item / gpu_s_per_item ({cpu} / {gpu})")  # fmt: skip
+        for rule in filter(None, row["rules"].split(",")):
+            if rule in found:
+                raise JobsFileError(f"{path}: row {number} ({row['family']}): rule {rule} is in two families")
+            found[rule] = speedup
     return found
 
 
@@ -301,9 +337,9 @@ def _scale(item: Mapping[str, Any]) -> Scale:
 
 
 def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None,
-              memory: str | Path | None = None) -> JobsFile:
+              memory: str | Path | None = None, gpu: str | Path | None = None) -> JobsFile:
     """resources/jobs.yaml with the measured costs of resources/jobs_measured.tsv (and the measured memory per
-    item of resources/jobs_memory.tsv), checked."""
+    item of resources/jobs_memory.tsv, the measured GPU speed-ups of resources/jobs_gpu.tsv), checked."""
     path = Path(path)
     measured_path = Path(measured) if measured is not None else path.with_name("jobs_measured.tsv")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -315,6 +351,10 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None,
     memories = read_memory(memory_path) if memory_path.is_file() else {}
     if unused := sorted(set(memories) - {rule for rule, entry in rules.items() if "memory" in entry}):
         raise JobsFileError(f"{memory_path}: rows for {', '.join(unused)}, which {path} gives no 'memory' entry")
+    gpu_path = Path(gpu) if gpu is not None else path.with_name("jobs_gpu.tsv")
+    speedups = read_gpu_speedups(gpu_path) if gpu_path.is_file() else {}
+    if unknown := sorted(set(speedups) - set(rules)):
+        raise JobsFileError(f"{gpu_path}: speed-ups for {', '.join(unknown)}, which {path} does not size")
     costs = {}
     for rule, entry in rules.items():
         where = f"{path}: rules.{rule}"
@@ -332,7 +372,7 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None,
                 jobs_per_item=float(entry.get("jobs_per_item", 1)),
                 paper_items_per_job=float(entry["paper_items_per_job"]) if run["items"] != "-" else float("nan"),
                 mem_grows=bool(entry.get("mem_grows", False)), cpu_bound=bool(entry.get("cpu_bound", False)),
-                scale_by=scale_by, **memory_fields,
+                scale_by=scale_by, gpu_speedup=speedups.get(rule), **memory_fields,
             )  # fmt: skip
         except (KeyError, TypeError, ValueError) as error:
             raise JobsFileError(f"{where}: {type(error).__name__}: {error}") from None
@@ -342,6 +382,7 @@ def load_jobs(path: str | Path = JOBS_FILE, measured: str | Path | None = None,
             gpu_speedup=float(sizing["gpu_speedup"]), thread_efficiency=float(sizing["thread_efficiency"]),
             min_runtime=int(sizing["min_runtime"]), max_runtime=int(sizing["max_runtime"]),
             min_mem_mb=int(sizing["min_mem_mb"]), costs=costs, retry_factor=float(sizing.get("retry_factor", 2.0)),
+            measured_gpu_share=float(sizing.get("measured_gpu_share", 1.0)),
         )  # fmt: skip
     except (KeyError, TypeError, ValueError) as error:
         raise JobsFileError(f"{path}: sizing: {type(error).__name__}: {error}") from None

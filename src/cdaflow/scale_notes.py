@@ -13,10 +13,11 @@ when given (:func:`match_benchmark`), else from the path (``<study>/<rule>/<wild
 (sentences, pairs, examples), declared in ``resources/jobs.yaml`` (:func:`cdaflow.cluster.rule_items`;
 data, not a rule param, so that editing it reruns nothing but the scale notes). Costs are CPU seconds
 (``cpu_time``, else wall seconds): on a shared machine wall time also counts waiting for the other jobs'
-cores. Every run
-measured so far was CPU-only, so **GPU hours are an assumption, not a measurement**: the CPU cost of
-the rules that ask for a GPU (``gpu`` resource) divided by ``gpu_speedup`` (default
-:data:`DEFAULT_GPU_SPEEDUP`); the same rules' CPU-only cost is reported beside it. Linear scaling
+cores. The runs
+measured are CPU-only, so **GPU hours are derived**: the CPU cost of the rules that ask for a GPU
+(``gpu`` resource) divided by their family's speed-up measured on a GPU (``resources/jobs_gpu.tsv``,
+``benchmarks/gpu_speedup.py``), or by the assumed ``gpu_speedup`` (default :data:`DEFAULT_GPU_SPEEDUP`)
+for a rule not measured; the same rules' CPU-only cost is reported beside it. Linear scaling
 ignores fixed start-up costs (model loading: overestimated) and super-linear steps (more training
 epochs, longer sentences at paper scale: underestimated); it is an order of magnitude, not a quote.
 
@@ -261,6 +262,7 @@ def scale_by_rule(
     *,
     rule_items: Mapping[str, str] | None = None,
     gpu_speedup: float = DEFAULT_GPU_SPEEDUP,
+    measured_speedups: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Paper-scale CPU and GPU hours of each rule, extrapolated linearly from its measured cost.
 
@@ -269,11 +271,14 @@ def scale_by_rule(
     (``resources/jobs.yaml``; else :data:`STUDY_ITEMS`); `gpu_rules` are the
     rules that get a GPU at paper scale. A rule's cost is ``cpu_s`` (``wall_s`` where missing) summed
     over its files, times ``factor = items_paper / items_measured`` (1 for key ``-``; NaN when a count
-    is missing). A GPU rule's cost goes to ``gpu_hours`` divided by `gpu_speedup` (an assumption, see
-    the module docstring) and, undivided, to ``gpu_rules_cpu_hours``.
+    is missing). A GPU rule's cost goes to ``gpu_hours`` divided by its speed-up (``gpu_speedup``
+    column): `measured_speedups` of the rule (``resources/jobs_gpu.tsv``), else the assumed `gpu_speedup`;
+    undivided, to ``gpu_rules_cpu_hours``.
     """
-    if gpu_speedup <= 0:
-        raise ValueError(f"gpu_speedup must be positive, got {gpu_speedup}")
+    measured_speedups = dict(measured_speedups or {})
+    for rule, speedup in [("gpu_speedup", gpu_speedup), *measured_speedups.items()]:
+        if not speedup > 0:
+            raise ValueError(f"{rule}: a speed-up must be positive, got {speedup}")
     cost = measured["cpu_s"].where(measured["cpu_s"].notna() & (measured["cpu_s"] > 0), measured["wall_s"])
     grouped = measured.assign(cost=cost).groupby(["study", "rule"], sort=True)["cost"].sum().reset_index()
     rows = []
@@ -286,6 +291,7 @@ def scale_by_rule(
             factor = paper / have if have > 0 else float("nan")
         hours = row.cost * factor / 3600
         gpu = row.rule in gpu_rules
+        speedup = measured_speedups.get(row.rule, gpu_speedup) if gpu else float("nan")
         rows.append(
             {
                 "study": row.study,
@@ -297,21 +303,23 @@ def scale_by_rule(
                 "measured_cpu_s": row.cost,
                 "gpu": gpu,
                 "cpu_hours": 0.0 if gpu else hours,
-                "gpu_hours": hours / gpu_speedup if gpu else 0.0,
+                "gpu_speedup": speedup,
+                "gpu_speedup_measured": gpu and row.rule in measured_speedups,
+                "gpu_hours": hours / speedup if gpu else 0.0,
                 "gpu_rules_cpu_hours": hours if gpu else 0.0,
             }
         )
     columns = ["study", "rule", "items", "items_measured", "items_paper", "factor", "measured_cpu_s", "gpu",
-               "cpu_hours", "gpu_hours", "gpu_rules_cpu_hours"]  # fmt: skip
+               "gpu_speedup", "gpu_speedup_measured", "cpu_hours", "gpu_hours", "gpu_rules_cpu_hours"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 
 
 def estimate_paper_scale(per_rule: pd.DataFrame, gpu_speedup: float = DEFAULT_GPU_SPEEDUP) -> pd.DataFrame:
-    """Per study: paper-scale CPU hours, GPU hours (assumed speed-up) and the GPU rules' CPU-only hours.
+    """Per study: paper-scale CPU hours, GPU hours (measured or assumed speed-ups), GPU rules' CPU hours.
 
-    The sums of :func:`scale_by_rule`'s table `per_rule`; `gpu_speedup`, the one that table was
-    computed with, is recorded beside them. Rules whose item count is missing cannot be scaled:
-    they are left out of the sums and named in ``unscaled_rules``.
+    The sums of :func:`scale_by_rule`'s table `per_rule`; `gpu_speedup`, the assumed speed-up that table
+    was computed with (for its GPU rules without a measured one), is recorded beside them. Rules whose
+    item count is missing cannot be scaled: they are left out of the sums and named in ``unscaled_rules``.
     """
     rows = []
     for study, group in per_rule.groupby("study", sort=True):

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from cdaflow import scale_notes
-from cdaflow.cluster import rule_items
+from cdaflow.cluster import read_gpu_speedups, rule_items
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.runtime import rule_context
 
@@ -15,7 +15,8 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     log.info("%d benchmark files; item counts of this run: %s", len(measured), items)
     at_paper, sources = scale_notes.paper_items()
     per_rule = scale_notes.scale_by_rule(
-        measured, items, at_paper, p.gpu_rules, rule_items=rule_items(smk.input.jobs), gpu_speedup=speedup
+        measured, items, at_paper, p.gpu_rules, rule_items=rule_items(smk.input.jobs), gpu_speedup=speedup,
+        measured_speedups=read_gpu_speedups(smk.input.gpu),
     )
     per_study = scale_notes.estimate_paper_scale(per_rule, speedup)
     per_rule["items_source"] = per_rule["items"].map(sources).fillna("")
