@@ -309,6 +309,30 @@ def test_copy_scores_collapse_with_their_own_sentence():
     assert rows[tlen:, b].tolist() == [1.0] * tlen and rows[tlen:, a].tolist() == [0.0] * tlen
 
 
+
+def test_copy_scores_collapse_on_the_scores_device():
+    """3.5.1's collapse builds its indices on the CPU and fails on a GPU; ours equals it on the CPU and runs
+    where the scores are ("meta": a device other than the CPU, as a GPU is, without one)."""
+    import torch
+    from onmt.modules.copy_generator import collapse_copy_scores as onmt_collapse
+    from pyonmttok import build_vocab_from_tokens
+
+    from cdaflow.gap_subjective.onmt_train import collapse_copy_scores
+
+    tgt_vocab = build_vocab_from_tokens(["<unk>", "<blank>", "a", "b", "c"], maximum_size=0, minimum_frequency=1,
+                                        special_tokens=[])  # fmt: skip
+    src_ex_vocab = [build_vocab_from_tokens(["<unk>", *tokens], maximum_size=0, minimum_frequency=1, special_tokens=[])
+                    for tokens in (["a", "zz"], ["c", "b"])]  # fmt: skip
+    batch = {"src_ex_vocab": src_ex_vocab}
+    scores = torch.rand(4, 2, len(tgt_vocab) + 3, generator=torch.Generator().manual_seed(0))
+    for batch_dim, view in ((1, scores), (0, scores.transpose(0, 1).contiguous())):
+        expected = onmt_collapse(view.clone(), batch, tgt_vocab, batch_dim=batch_dim)
+        assert torch.equal(collapse_copy_scores(view.clone(), batch, tgt_vocab, batch_dim=batch_dim), expected)
+    on_device = scores.to("meta")
+    with pytest.raises(RuntimeError, match="same device"):
+        onmt_collapse(on_device.clone(), batch, tgt_vocab)
+    assert collapse_copy_scores(on_device, batch, tgt_vocab).device.type == "meta"
+
 @pytest.mark.slow
 def test_identical_trainings_give_identical_model_folders(tiny_model, tmp_path):
     """The config and the checkpoint name their data relative to the folder, and the tools' log (with

@@ -605,6 +605,9 @@ class Transferer:
             from onmt.translate.translator import Translator
             from onmt.utils.parse import ArgumentParser
 
+            from cdaflow.gap_subjective.onmt_train import patch
+
+            patch()  # copy-score merging that also runs on a GPU
         if beam_size < 1 or max_length < 1 or batch_size < 1:
             raise ValueError(f"beam_size, max_length and batch_size must be positive, not "
                              f"{beam_size}, {max_length}, {batch_size}")
