@@ -51,6 +51,8 @@ def test_no_numeric_option_takes_a_bare_int_or_float():
         (["cda", "--lang", "es", "--model", "m", "--batch-size", "0"], "--batch-size"),
         (["cda", "--lang", "es", "--model", "m", "--batch-size", "-3"], "--batch-size"),
         (["regender", "--lang", "es", "--beam-size", "0"], "--beam-size"),
+        (["regender", "--lang", "es", "--beam-size", "101"], "--beam-size"),
+        (["seat", "--model", "m", "--tests", "t", "--samples", "100000000"], "--samples"),
         (["bias-score", "--model", "m", "--batch-size", "0"], "--batch-size"),
         (["bias-score", "--model", "m", "--batch-size", "-1"], "--batch-size"),
         (["bias-score", "--model", "m", "--top", "-1"], "--top"),

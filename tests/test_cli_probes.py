@@ -738,3 +738,187 @@ def test_a_batch_size_beyond_memory_is_refused_before_any_model_loads(command, c
         main([*argv, "--batch-size", "99999999999999999999999"])
     assert stop.value.code == 2
     assert "--batch-size: must be from 1 to 100,000, got 99,999,999,999,999,999,999,999" in capsys.readouterr().err
+
+
+# -- streaming: a slow pipe is answered line by line, a closed output stops every command ----------
+# `python -c` running the CLI with the subjectivizer stood in, as the stub_subjectivizer fixture does.
+STUBBED_CLI = (
+    "import sys\n"
+    "from cdaflow.gap_subjective.subjectivizer import Subjectivizer\n"
+    "from tests.test_cli_probes import RecordingSubjectivizer\n"
+    "Subjectivizer.load = classmethod(lambda cls, folder, device='cpu': RecordingSubjectivizer())\n"
+    "from cdaflow.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+SLOW_LINES = {
+    "bias-score": ["She likes the pink dress.", "He is a nurse."],
+    "subjectivize": ["The bridge opened in 1932.", "The senator spoke."],
+}
+
+
+def _command_process(ws: Path, command: str, *extra: str, **popen) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    head = [sys.executable, "-c", STUBBED_CLI] if command == "subjectivize" else [sys.executable, "-m", "cdaflow.cli"]
+    return subprocess.Popen([*head, *COMMANDS[command](ws), *extra], env=env, **popen)
+
+
+def _readline(stream, timeout: float = 300) -> str:
+    """One line of a child's output; the timeout only guards against a hang."""
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    assert got, f"no output line within {timeout} s"
+    return got[0]
+
+
+def _answer(stream, command: str) -> str:
+    """The output for one input line: a JSON or TSV line, or (parse) a CoNLL-U sentence to its blank line."""
+    if command != "parse":
+        return _readline(stream)
+    lines = []
+    while (line := _readline(stream)) not in ("\n", ""):
+        lines.append(line)
+    return "".join(lines)
+
+
+@needs_spacy
+@pytest.mark.parametrize("command", LINE_COMMANDS)
+def test_a_slow_pipe_is_answered_line_by_line(ws, command):
+    """Each line's answer comes before the next line is written (the command waits for input with its
+    output flushed and its batches closed); a reader that goes away meanwhile stops it, exit 0."""
+    lines = SLOW_LINES.get(command, ["La ingeniera alemana es experta.", "El ingeniero duerme."])
+    process = _command_process(ws, command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        answers = []
+        for number, line in enumerate(lines, 1):
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            if command == "bias-score" and number == 1:
+                assert _readline(process.stdout).startswith("sentence\tF\tM\tAbs")
+            answers.append(_answer(process.stdout, command))
+        process.stdout.close()  # the reader goes away while the command waits for a third line
+        assert process.wait(timeout=300) == 0, process.stderr.read()
+        err = process.stderr.read()
+    finally:
+        process.kill()
+        process.stdin.close()
+    assert "Traceback" not in err
+    for number, (line, answer) in enumerate(zip(lines, answers, strict=True), 1):
+        if command == "parse":
+            assert answer.startswith(f"# sent_id = s-{number}-1\n# text = {line}\n")
+        elif command == "bias-score":
+            assert answer.split("\t")[0] == line
+        else:
+            assert json.loads(answer)["line"] == number and json.loads(answer)["original"] == line
+
+
+@needs_spacy
+@pytest.mark.parametrize("command, extra", [(c, ()) for c in LINE_COMMANDS] + [("cda", ("--processes", "2"))],
+                         ids=[*LINE_COMMANDS, "cda --processes 2"])
+def test_every_command_stops_quietly_when_its_reader_goes_away(ws, command, extra):
+    """`cdaflow COMMAND --input big | head -1`: exit 0 at once, no traceback, no worker left."""
+    source = ws / "five-hundred.txt"
+    if not source.exists():
+        source.write_text("La ingeniera alemana es experta. She likes the pink dress.\n" * 500, encoding="utf-8")
+    process = _command_process(ws, command, "--input", str(source), *extra, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        first = _readline(process.stdout)
+        process.stdout.close()
+        assert process.wait(timeout=300) == 0
+        err = process.stderr.read()
+    finally:
+        process.kill()
+    assert first.strip()
+    assert "Traceback" not in err and "Broken pipe" not in err, err
+    assert multiprocessing_children_gone(process.pid)
+
+
+# -- small things users meet ---------------------------------------------------------------------
+def test_an_output_in_a_read_only_folder_names_the_output(ws, tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if os.access(folder, os.W_OK):  # root writes anywhere: the refusal is stood in
+        real_open = os.open
+
+        def refusing_open(path, flags, *args):
+            if Path(path).parent == folder and flags & os.O_CREAT:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_open(path, flags, *args)
+
+        monkeypatch.setattr(os, "open", refusing_open)
+    target = folder / "out.conllu"
+    code, out, err = run_cli(["parse", "--lang", "es", "--backend", "gold", "--format", "conllu",
+                              "--input", str(ws / "gold.conllu"), "--output", str(target)], capsys)
+    assert_refused(code, err, f"--output {target}: cannot write in {folder} (Permission denied)")
+    assert ".tmp" not in err and not target.exists()
+
+
+@needs_spacy
+def test_gzip_input_is_read_uncompressed(ws, tmp_path, capsys):
+    import gzip
+
+    source = tmp_path / "lines.txt.gz"
+    with gzip.open(source, "wt", encoding="utf-8") as handle:
+        handle.write("La ingeniera alemana es experta.\nEl ingeniero duerme.\n")
+    code, out, err = run_cli([*COMMANDS["cda"](ws), "--input", str(source)], capsys)
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["original"] for r in records] == ["La ingeniera alemana es experta.", "El ingeniero duerme."]
+    assert records[1]["counterfactual"] == "La ingeniera duerme."
+
+
+@pytest.mark.parametrize("command", ["subjectivize", "bias-score"])
+def test_nul_and_unicode_line_separators_are_escaped(ws, tmp_path, capsys, stub_subjectivizer, command):
+    """JSON lines and TSV stay one record a line for every reader (Python's splitlines breaks at
+    U+2028 and U+2029): NUL and both separators are written as escapes."""
+    lines = ["She likes\x00 the dress.", "He is\u2028a nurse.", "the\u2029man"]
+    source = tmp_path / "odd.txt"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli([*COMMANDS[command](ws), "--input", str(source)], capsys)
+    assert code == 0, err
+    assert not any(char in out for char in "\x00\u2028\u2029")
+    rows = out.splitlines()
+    if command == "subjectivize":
+        assert [json.loads(row)["original"] for row in rows] == lines
+    else:
+        assert rows[0].startswith("sentence\t") and len(rows) == 4
+        assert [row.split("\t")[0] for row in rows[1:]] == ["She likes\\0 the dress.", "He is\\u2028a nurse.",
+                                                          "the\\u2029man"]
+
+
+def test_standard_output_is_utf8_whatever_the_locale_says(ws):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "latin-1"}
+    result = subprocess.run([sys.executable, "-m", "cdaflow.cli", "parse", "--lang", "es", "--backend", "gold",
+                             "--format", "conllu", "--input", str(ws / "gold.conllu")], env=env, capture_output=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode("utf-8") == GOLD  # "niña" as UTF-8, not a codec error half-way
+
+
+def test_datasets_fetch_gives_up_on_an_unreachable_host(tmp_path, capsys, monkeypatch, caplog):
+    from tests.data.test_download import _closed_port
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CDAFLOW_DOWNLOAD_RETRY_WINDOW", "1")
+    url = f"http://127.0.0.1:{_closed_port()}/remote.tgz"
+    config = tmp_path / "config.yaml"
+    config.write_text(f"scale: demo\ndownloads: {{retries: 8, backoff: 0.2, timeout: 5}}\n"
+                      f"datasets: {{remote: {{url: '{url}'}}}}\n")
+    code, out, err = run_cli(["datasets", "--config", str(config), "fetch", "remote"], capsys)
+    assert_refused(code, err, f"{url}: giving up after 3 attempt(s)")
+    assert "without receiving a byte (the retry window is 1 s; CDAFLOW_DOWNLOAD_RETRY_WINDOW changes it)" in err
+    logged = [record.getMessage() for record in caplog.records]  # the log's lines on stderr, outside pytest
+    assert [line.split("; ")[-1] for line in logged if "retrying" in line] == ["retrying in 0.2 s (1/8)",
+                                                                            "retrying in 0.4 s (2/8)"]
+    assert not (tmp_path / "resources" / "data" / "remote").exists()
+
+
+def test_parse_gpu_that_cannot_be_used_stops_in_one_line(ws, capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    code, out, err = run_cli(["parse", "--lang", "es", "--backend", "stanza", "--gpu",
+                              "--input", str(ws / "good.txt")], capsys)
+    assert_refused(code, err, "--gpu: torch cannot use a GPU here (torch ")
+    assert "drop --gpu" in err and out == ""

@@ -11,11 +11,14 @@ from collections.abc import Sequence
 
 from cdaflow import __version__
 from cdaflow.commands import cda, datasets, parse, regender, sentence_bias, subjectivize
-from cdaflow.commands.common import check_outputs, progress_enabled
+from cdaflow.commands.common import add_table_arguments, check_outputs, prepare_tables, progress_enabled
 from cdaflow.io.output import Terminated, exit_cleanly_on_signals, release_worker_queues
+from cdaflow.io.text import close_live_input
 
 # Each module adds one subcommand; a new study's command is registered here.
 COMMANDS = (parse, datasets, cda, sentence_bias, regender, subjectivize)
+# The text tools that read tables (--column); parse writes CoNLL-U whatever it reads.
+TABLE_COMMANDS = {"cda": True, "regender": True, "subjectivize": True, "bias-score": True, "parse": False}
 # Set to 1 to see the traceback of an unexpected error instead of its one-line summary.
 TRACEBACK_ENV = "CDAFLOW_TRACEBACK"
 
@@ -49,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.add_parser(subcommands)
+    for name, writes_rows in TABLE_COMMANDS.items():
+        add_table_arguments(subcommands.choices[name], name, output=writes_rows)
     for sub in subcommands.choices.values():
         sub.formatter_class = HelpFormatter
         # -v also after the command name (`cdaflow cda -v ...`); SUPPRESS keeps a -v given before it.
@@ -68,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     restore = exit_cleanly_on_signals()
     try:
+        prepare_tables(args)
         check_outputs(args)
         if progress_enabled(args):
             from tqdm.contrib.logging import logging_redirect_tqdm
@@ -106,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     finally:
+        close_live_input()
         restore()
 
 

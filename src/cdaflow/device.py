@@ -29,7 +29,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GpuUnusable", "arch_supported", "gpu_allocation", "gpu_device", "nvidia_driver", "rule_device"]
+__all__ = [
+    "GpuUnusable", "arch_supported", "command_gpu", "gpu_allocation", "gpu_device", "nvidia_driver", "rule_device",
+]
 
 # What SLURM sets in a job given GPUs (gres/gpu); CUDA_VISIBLE_DEVICES is also set by other schedulers.
 ALLOCATION_VARIABLES = ("SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE", "CUDA_VISIBLE_DEVICES")
@@ -185,6 +187,34 @@ def gpu_device(gpus: int, rule: str = "script", environ: Mapping[str, str] | Non
                     "so the job runs on CPU: %s", _describe_torch(torch, driver), _advice(torch, driver))  # fmt: skip
     log.info("device cpu")
     return "cpu"
+
+
+def command_gpu(option: str = "--gpu") -> str:
+    """``"cuda"`` for a command given `option` when torch can run on this machine's GPU; a GPU that
+    was asked for but cannot be used (no CUDA in this torch, no driver, an architecture the wheel has
+    no kernels for) raises ValueError with one line, as :func:`gpu_device` stops a workflow job."""
+    import torch
+
+    driver = nvidia_driver()
+    if torch.cuda.is_available():
+        name = torch.cuda.get_device_name()
+        capability = tuple(torch.cuda.get_device_capability())
+        archs = torch.cuda.get_arch_list()
+        if not arch_supported(capability, archs):
+            raise ValueError(
+                f"{option}: the GPU {name} (compute capability {capability[0]}.{capability[1]}) is not among the "
+                f"architectures of {_describe_torch(torch, driver)} ({' '.join(archs)}); drop {option} to run on CPU"
+            )
+        return "cuda"
+    if not torch.version.cuda:
+        advice = "this torch is built for CPU only: install a CUDA build of torch, or drop " + option
+    elif not driver:
+        advice = f"no NVIDIA driver found (no nvidia-smi, no {PROC_DRIVER}); drop {option} to run on CPU"
+    else:
+        advice = _advice(torch, driver).split(" (README")[0] + f"; or drop {option} to run on CPU"
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    shown = f"; CUDA_VISIBLE_DEVICES={visible}" if visible is not None else ""
+    raise ValueError(f"{option}: torch cannot use a GPU here ({_describe_torch(torch, driver)}{shown}); {advice}")
 
 
 def rule_device(smk: Any) -> str:

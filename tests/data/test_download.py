@@ -470,3 +470,57 @@ def test_fetch_mismatch_kept_for_inspection(http_server: LocalServer, tmp_path: 
         _fetch(url, tmp_path / "file.bin", no_sleep, sha256="0" * 64, keep_rejected=keep)
     assert keep.read_bytes() == PAYLOAD
     _assert_nothing_left(tmp_path / "file.bin")
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then closed): connections are refused."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_an_unreachable_host_is_given_up_within_the_retry_window(tmp_path: Path, caplog) -> None:
+    """paper.yaml's 8 retries with a 5 s backoff would wait 21 min for a host that refuses every
+    connection; the retry window (5 min without a byte) stops it, each retry logged."""
+    import logging
+
+    now = [0.0]
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    url = f"http://127.0.0.1:{_closed_port()}/data.tgz"
+    dest = tmp_path / "data.tgz"
+    with caplog.at_level(logging.WARNING, logger="cdaflow.data"):
+        with pytest.raises(DownloadError) as error:
+            fetch(url, dest, retries=8, backoff=5, timeout=5, sleep=sleep, clock=lambda: now[0])
+    assert waits == [5, 10, 20, 40, 80]  # the next wait (160 s) would pass 300 s without a byte
+    assert str(error.value) == (
+        f"{url}: giving up after 6 attempt(s) in 155 s without receiving a byte (the retry window is 300 s; "
+        "CDAFLOW_DOWNLOAD_RETRY_WINDOW changes it): network error: [Errno 111] Connection refused (URLError)"
+    )
+    retries = [r.getMessage() for r in caplog.records if "retrying in" in r.getMessage()]
+    assert len(retries) == 5 and retries[0].endswith("retrying in 5 s (1/8)")
+    _assert_nothing_left(dest)
+
+
+def test_the_retry_window_is_configurable(tmp_path: Path, monkeypatch) -> None:
+    from cdaflow.data import download
+
+    monkeypatch.setenv(download.RETRY_WINDOW_ENV, "30")
+    assert download.retry_window() == 30
+    now = [0.0]
+    url = f"http://127.0.0.1:{_closed_port()}/x"
+    with pytest.raises(DownloadError, match=r"giving up after 3 attempt\(s\) in 15 s .*retry window is 30 s"):
+        fetch(url, tmp_path / "x", retries=8, backoff=5, sleep=lambda s: now.__setitem__(0, now[0] + s),
+              clock=lambda: now[0])
+    with pytest.raises(DownloadError, match=r"giving up after 2 attempt\(s\) in 5 s .*retry window is 12 s"):
+        fetch(url, tmp_path / "x", retries=8, backoff=5, give_up_after=12,
+              sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0])
+    monkeypatch.setenv(download.RETRY_WINDOW_ENV, "soon")
+    with pytest.raises(DownloadError, match="CDAFLOW_DOWNLOAD_RETRY_WINDOW='soon': give a number of seconds"):
+        download.retry_window()

@@ -1,5 +1,6 @@
 import gzip
 import io
+import itertools
 import lzma
 
 import pytest
@@ -145,3 +146,112 @@ def test_count_lines(tmp_path):
     path.write_text("a\nb\n")
     assert count_lines(path) == 2
     assert count_lines(tmp_path) is None
+
+
+# -- live input: batches that close when a pipe stalls ---------------------------------------------
+def test_chunks_close_when_a_live_input_stalls():
+    import threading
+
+    from cdaflow.io.text import LiveLines, chunks, close_live_input, on_input_wait
+
+    gate = threading.Event()
+    flushed = []
+
+    def lines():
+        yield 1, "a"
+        yield 2, "b"
+        gate.wait(300)  # the pipe carries nothing more until the test has seen the first batch
+        yield 3, "c"
+
+    remove = on_input_wait(lambda: flushed.append(len(flushed)))
+    try:
+        batches = chunks(LiveLines(lines()), 100)
+        assert next(batches) == [(1, "a"), (2, "b")]  # closed at the stall, not at 100 lines
+        assert flushed  # the output was flushed before the command waited
+        gate.set()
+        assert next(batches) == [(3, "c")]
+        assert next(batches, None) is None
+    finally:
+        gate.set()
+        remove()
+        close_live_input()
+
+
+def test_a_stage_behind_a_read_ahead_closes_its_chunk_at_the_last_line_read():
+    import threading
+
+    from cdaflow.io.text import LiveLines, chunks, close_live_input
+
+    gate = threading.Event()
+
+    def lines():
+        yield from [(1, "a"), (2, "b"), (3, "c")]
+        gate.wait(300)
+        yield 4, "d"
+
+    live = LiveLines(lines())
+    try:
+        read_ahead = [next(live), next(live), next(live)]  # what a parser's zone holds, say
+        assert live.would_block(0.01)
+        # behind it, items still flow though the input stalls, up to the last line read; then the
+        # chunk closes instead of asking the stalled input for line 4 (which would wait for the gate)
+        downstream = chunks(itertools.chain(read_ahead, live), 10, line_of=lambda item: item[0])
+        assert next(downstream) == [(1, "a"), (2, "b"), (3, "c")]
+        gate.set()
+        assert next(downstream) == [(4, "d")]
+    finally:
+        gate.set()
+        close_live_input()
+
+
+def test_a_live_input_raises_its_errors_in_place():
+    from cdaflow.io.text import LiveLines, close_live_input
+
+    def lines():
+        yield 1, "fine"
+        raise ValueError("in.txt:2: not valid UTF-8")
+
+    live = LiveLines(lines())
+    try:
+        assert next(live) == (1, "fine")
+        with pytest.raises(ValueError, match="in.txt:2: not valid UTF-8"):
+            next(live)
+        assert next(live, None) is None
+    finally:
+        close_live_input()
+
+
+def test_gzip_input_lines_are_read_uncompressed(tmp_path):
+    path = tmp_path / "lines.txt.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("uno\ndós\n")
+    assert list(numbered_lines(path)) == [(1, "uno"), (2, "dós")]
+    assert count_lines(path) is None  # a progress bar without a total, not the compressed newlines
+
+
+def test_a_trickling_live_input_still_gets_batches_every_few_seconds(monkeypatch):
+    """Lines that come just often enough never to stall a batch: it closes once it is
+    MAX_BATCH_SECONDS old and no line is waiting (here stalls would take a minute)."""
+    import threading
+
+    from cdaflow.io import text
+    from cdaflow.io.text import LiveLines, chunks, close_live_input
+
+    monkeypatch.setattr(text, "STALL_SECONDS", 60.0)
+    monkeypatch.setattr(text, "MAX_BATCH_SECONDS", 0.2)
+    gate = threading.Event()
+
+    def lines():
+        yield 1, "a"
+        yield 2, "b"
+        gate.wait(300)
+        yield 3, "c"
+
+    try:
+        batches = chunks(LiveLines(lines()), 100)
+        assert next(batches) == [(1, "a"), (2, "b")]
+        gate.set()
+        assert list(batches) == [[(3, "c")]]
+    finally:
+        gate.set()
+        close_live_input()

@@ -4,40 +4,33 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from cdaflow.api import CDA, raw_text_refusal, warnings_to_stderr
 from cdaflow.commands.common import (
     add_input_arguments,
     add_output_argument,
-    announce_model,
+    batches,
     conllu_input,
     example_epilog,
     output,
     progress,
     refuse_inapplicable,
     text_lines,
+    write_record,
 )
 from cdaflow.commands.options import batch_size, processes
 from cdaflow.io.conllu import read_conllu, source_info, surface_tokens, words, write_conllu
 from cdaflow.morph_cda import animals as animal_lists
 from cdaflow.morph_cda import language as languages
-from cdaflow.morph_cda.cda import (
-    DIRECTIONS,
-    Gazetteer,
-    agreement_reach,
-    check_model_folder,
-    interventions_for,
-    load_model,
-)
+from cdaflow.morph_cda.cda import DIRECTIONS, agreement_reach, interventions_for
 from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
 from cdaflow.morph_cda.persons import PERSONS, SpeakerRules, rules_languages, with_speakers
 from cdaflow.morph_cda.surface import escape_spaces, spaces_after
 from cdaflow.text.normalization import read_sentence, reading, written_spans
-from cdaflow.text.parsing import BACKENDS, get_parser, parse_numbered_lines
+from cdaflow.text.parsing import BACKENDS, ends_line
 
 SENT_ID_PREFIX = "s"
 EXAMPLES = """\
@@ -162,61 +155,50 @@ def run(args: argparse.Namespace) -> int:
         ],
     )
     backend = args.backend or "spacy"
-    # one-line refusals before anything loads: a language without an animal list or Study B rules
-    animals = animal_lists.load(args.lang) if args.animals else None
-    speakers = SpeakerRules(args.lang) if args.persons == "all" else None
-    if args.model.is_dir():  # a folder of another kind is named by its card before its files are missed
-        announce_model("cda", args.model, "cda", lang=args.lang)
-    check_model_folder(args.model)
-    # The input's first lines before the model loads: a missing, empty or mistaken file fails at once.
-    stream = conllu_input(args, "cda") if args.format == "conllu" else None
-    lines = text_lines(args, "cda") if args.format == "text" else None
-    generator, gazetteer = load_model(args.model, lexicon_check=not args.no_lexicon_check)
-    if generator.lang != args.lang:
-        raise ValueError(f"--model {args.model}: the model is for {generator.lang!r}, not {args.lang!r}")
-    if args.gazetteer:
-        gazetteer = Gazetteer.read(args.gazetteer)
-        _check_coverage(gazetteer, generator, args.gazetteer)
-    where = args.gazetteer or args.model / "gazetteer.tsv"
-    print(f"cdaflow cda: gazetteer {where}: {gazetteer.describe()}", file=sys.stderr)
-    people = gazetteer
-    if animals is not None:
-        gazetteer = animal_lists.with_animals(people, animals)
-        print(f"cdaflow cda: animals (--animals): {animals.describe()}", file=sys.stderr)
-    if speakers is not None:
-        print(f"cdaflow cda: first and second person (--persons all): {speakers.describe()}", file=sys.stderr)
+    read: dict[str, object] = {}
+
+    def read_input() -> None:
+        refusal = raw_text_refusal(args.lang, backend) if args.format == "text" else None
+        if refusal:  # Hebrew raw text: one line before the model loads
+            raise ValueError(f"--lang {args.lang}: {refusal}")
+        # The input's first lines before the model loads: a missing, empty or mistaken file fails at once.
+        read["input"] = conllu_input(args, "cda") if args.format == "conllu" else text_lines(args, "cda")
+
+    with warnings_to_stderr("cda"):
+        cda = CDA._load(args.model, lang=args.lang, direction=args.direction, gazetteer=args.gazetteer,
+                        animals=args.animals, persons=args.persons, lexicon_check=not args.no_lexicon_check,
+                        backend=backend, processes=args.processes, batch_size=args.batch_size,
+                        max_chars=args.max_chars, before_load=read_input)
+        return _write(args, cda, read["input"])
+
+
+def _write(args: argparse.Namespace, cda: CDA, source) -> int:
+    """The records (or counterfactual sentences) of the checked input, through the API's object."""
+    generator = cda.generator
+    print(f"cdaflow cda: gazetteer {cda.gazetteer_path}: {cda.people.describe()}", file=sys.stderr)
+    if cda.animals is not None:
+        print(f"cdaflow cda: animals (--animals): {cda.animals.describe()}", file=sys.stderr)
+    if cda.speakers is not None:
+        print(f"cdaflow cda: first and second person (--persons all): {cda.speakers.describe()}", file=sys.stderr)
     check = generator.hunspell.describe() if generator.hunspell else "off (--no-lexicon-check, or not installed)"
     print(f"cdaflow cda: lexicon check: {check}", file=sys.stderr)
+    name = str(args.input or "<stdin>")
     if args.format == "conllu":
-        sentences = read_conllu(stream) if stream else iter(())
-        pairs = _with_options(_counterfactuals(sentences, gazetteer, generator, args), people, animals,
-                              speakers, generator, args)
+        pairs = cda._pairs(read_conllu(source) if source else iter(()))
         records = _conllu_records(pairs)
+    elif args.output_format == "conllu":
+        pairs = cda._text_pairs(source, name)
     else:
-        # the language file names its spaCy pipeline (none: the backend's default or its error)
-        model = languages.load(args.lang).spacy if backend == "spacy" else None
-        parser = get_parser(backend, args.lang, processes=args.processes, **({"model": model} if model else {}))
-        # JSON lines need each input line beside its sentences (a blank one gives an empty record);
-        # the tee holds only the lines the parser has read ahead of the output.
-        for_parser, for_records = itertools.tee(lines) if args.output_format == "jsonl" else (lines, None)
-        held: dict[int, str] = {}  # lines the parser reads otherwise, by number, until their sentences pass
-        sentences = parse_numbered_lines(
-            parser, _read_lines(for_parser, held), sent_id_prefix=SENT_ID_PREFIX,
-            batch_size=args.batch_size, path=str(args.input or "<stdin>"),
-        )
-        sentences = _as_written(sentences, held)
-        pairs = _with_options(_counterfactuals(sentences, gazetteer, generator, args), people, animals,
-                              speakers, generator, args)
-        records = _line_records(for_records, pairs) if for_records is not None else iter(())
+        records = cda._records(source, name)
     # a file appears whole or not at all; the old one stays on failure
-    with _lexicon_report(generator), _speakers_report(speakers), output(args) as out:
+    with _lexicon_report(generator), _speakers_report(cda.speakers), output(args) as out:
         if args.output_format == "conllu":
             features = generator.inventory.features
             written = (counterfactual_sentence(sentence, result, args.lang, features) for sentence, result in pairs)
             write_conllu(progress(written, args, line_of=lambda sentence: _line_of(sentence, args)), out)
             return 0
         for record in progress(records, args, line_of=lambda record: record["line"] or 0):
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            write_record(out, record)
     return 0
 
 
@@ -287,28 +269,11 @@ def _as_written(sentences, held: dict[int, str]) -> Iterator:
         yield sentence
 
 
-def _check_coverage(gazetteer: Gazetteer, generator, path: Path) -> None:
-    """Refuse a --gazetteer none of whose nouns the model's language knows (a list for another
-    language, or not a gazetteer): every output would be null."""
-    lexicon = getattr(generator.reinflector, "lexicon", None)
-    if lexicon is None:
-        return
-    known = {form.lower() for _, _, _, form, _ in lexicon.entries()}
-    nouns = set(gazetteer.to_fem) | set(gazetteer.to_masc) | gazetteer.common | set(gazetteer.epicene)
-    if nouns and not nouns & known:
-        message = (
-            f"--gazetteer {path}: none of its {len(nouns)} nouns is a word of the model's "
-            f"{generator.lang!r} training treebanks; a list for another language, or not a gazetteer?"
-        )
-        if len(nouns) >= 20:  # a real list of that size always shares some nouns with a treebank
-            raise ValueError(message)
-        print(f"cdaflow cda: warning: {message}", file=sys.stderr)
-
-
 def _counterfactuals(sentences, gazetteer, generator, args) -> Iterator[tuple[object, object]]:
     """(sentence, Counterfactual or None), in input order; one batched model call per chunk."""
     items = ((s, interventions_for(s, gazetteer, generator, args.direction)) for s in sentences)
-    while chunk := list(itertools.islice(items, args.batch_size)):
+    # a chunk closes early when a live input stalls, once it holds the last line read (text input)
+    for chunk in batches(items, args.batch_size, line_of=lambda item: _read_line(item[0])):
         with_nouns = [(s, g) for s, g in chunk if g]
         results = iter(
             generator.generate([s for s, _ in with_nouns], [g for _, g in with_nouns]) if with_nouns else []
@@ -418,14 +383,31 @@ def _gap_after(sentence) -> str:
     return gap if isinstance(gap, str) else " " if gap else ""
 
 
+def _read_line(sentence) -> int | None:
+    """The input line of a sentence parsed from text (sent_id <prefix>-<line>-<k>), None for CoNLL-U input."""
+    if source_info(sentence) is not None:
+        return None
+    parts = str(sentence.metadata.get("sent_id", "")).split("-")
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+
 def _line_records(lines, pairs) -> Iterator[dict]:
-    """One record per input line: the line's sentences gathered, a blank line an empty record."""
-    pending = next(pairs, None)
+    """One record per input line: the line's sentences gathered, a blank line an empty record.
+    A line's record goes out once its last sentence (as the parser marks it) is in, without
+    waiting for the next line's (a slow pipe)."""
+    pending, done = None, False
     for number, line in lines:
         parts = []
-        while pending is not None and _line_of(pending[0]) == number:
+        while line.strip():  # a blank line has no sentence: nothing to wait for
+            if pending is None and not done:
+                pending = next(pairs, None)
+                done = pending is None
+            if pending is None or _line_of(pending[0]) != number:
+                break
             parts.append(pending)
-            pending = next(pairs, None)
+            last, pending = ends_line(pending[0]), None
+            if last:
+                break
         changed = [
             {"sentence": s.metadata["sent_id"], **change} for s, result in parts for change in _changes(s, result)
         ]

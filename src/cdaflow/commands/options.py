@@ -10,11 +10,16 @@ import argparse
 import os
 
 __all__ = [
-    "MAX_BATCH_SIZE", "batch_size", "bounded_int", "nonnegative_int", "positive_int", "processes", "torch_device",
+    "MAX_BATCH_SIZE", "MAX_BEAM_SIZE", "MAX_SAMPLES", "batch_size", "beam_size", "bounded_int", "nonnegative_int",
+    "positive_int", "processes", "samples", "torch_device",
 ]
 
 # Lines or sentences held at once: memory grows with the batch, so a typo of extra digits is refused.
 MAX_BATCH_SIZE = 100_000
+# A beam holds this many hypotheses per sentence: the papers use 5; hundreds only slow a run down.
+MAX_BEAM_SIZE = 100
+# SEAT permutation samples: time grows with them (the default is 100,000; 100 times that is hours).
+MAX_SAMPLES = 10_000_000
 
 
 def _integer(text: str) -> int:
@@ -56,6 +61,16 @@ def bounded_int(low: int, high: int):
 def batch_size(text: str) -> int:
     """A batch size from 1 to :data:`MAX_BATCH_SIZE`."""
     return bounded_int(1, MAX_BATCH_SIZE)(text)
+
+
+def beam_size(text: str) -> int:
+    """A beam size from 1 to :data:`MAX_BEAM_SIZE`."""
+    return bounded_int(1, MAX_BEAM_SIZE)(text)
+
+
+def samples(text: str) -> int:
+    """A number of permutation samples from 1 to :data:`MAX_SAMPLES`."""
+    return bounded_int(1, MAX_SAMPLES)(text)
 
 
 def usable_cpus() -> int:

@@ -95,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
              "to --format text (gold has no parser; it validates CoNLL-U)"),
         ],
     )
+    if args.gpu:  # the check a workflow job makes, before any input is read or model loads
+        from cdaflow.device import command_gpu
+
+        command_gpu("--gpu")
     if args.format == "conllu":
         stream = conllu_input(args, "parse")
     else:

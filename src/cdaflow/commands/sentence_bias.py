@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import itertools
-import sys
+import warnings
 from pathlib import Path
 
+from cdaflow.api import SEAT, BiasScorer, CdaflowWarning, seat_tests, warnings_to_stderr
 from cdaflow.commands.common import (
     add_input_arguments,
     add_output_argument,
-    announce_model,
     escape_tsv,
     example_epilog,
     output,
     progress,
-    refuse_inapplicable,
     text_lines,
+    write_header,
+    write_record,
 )
-from cdaflow.commands.options import batch_size, nonnegative_int, positive_int
+from cdaflow.commands.options import batch_size, nonnegative_int, samples
 from cdaflow.io.text import numbered_lines
 
 RESULTS = Path("results/sentence_bias")
@@ -44,6 +44,8 @@ SCORE_FORMATS = """\
          cells): sentence, F, M, Abs (eq. 1-3 of Dolci et al. 2023) and top_words
          ("word:+0.0123, ..."). Tabs, newlines and backslashes inside a cell are written \\t, \\n
          and \\\\. sbert reads at most the model's max_seq_length word pieces of a sentence.
+         A sentence none of whose words the encoder knows (no GloVe vector: InferSent drops
+         those words) gets nan scores, not 0: nothing was measured, it is not a neutral sentence.
   --words one word a line (UTF-8); --direction a 1-D float .npy (numpy.save) in the dimensions of
          the encoder's word vectors (GloVe's for infersent, the transformer's for sbert).
 """
@@ -58,6 +60,8 @@ SEAT_FORMATS = """\
          (C1, C6b, ...), file stems (sent-weat6b) or stems without "sent-" (weat6b, mytest).
   output TSV with a header: test, targ1, targ2, attr1, attr2 (categories), effect_size, p_value,
          method (exact or the number of permutation samples).
+         A set of fewer than 2 examples makes the effect size meaningless (one target each: always
+         ±1.41), and every association being equal makes it nan: a warning line says so.
 """
 
 
@@ -121,65 +125,11 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="tests by May et al.'s name (C6, C6b, ...), file stem (sent-weat6b) or stem without "
         "'sent-' (mytest); default: the paper's tests in --tests (else every test there)",
     )
-    seat.add_argument("--samples", type=positive_int, default=100_000, help="permutation samples (default: 100,000)")
+    seat.add_argument("--samples", type=samples, default=100_000,
+                      help="permutation samples (default: 100,000; at most 10,000,000)")
     seat.add_argument("--seed", type=nonnegative_int, default=1111, help="seed of the permutation samples")
     add_output_argument(seat, "TSV file")
     seat.set_defaults(run=run_seat)
-
-
-def _check_encoder_options(args: argparse.Namespace) -> None:
-    refuse_inapplicable(
-        args, [("--vectors", args.vectors is not None and args.encoder == "sbert",
-                "to --encoder sbert (the transformer has its own word pieces)")]
-    )
-    if args.encoder == "infersent":
-        from cdaflow.sentence_bias.infersent import CONFIG_NAME, STATE_NAME
-
-        model = Path(args.model)
-        if model.is_dir():  # a folder of another kind is named by its card before its files are missed
-            announce_model(args.command, args.model, "infersent")
-        missing = [name for name in (CONFIG_NAME, STATE_NAME) if not (model / name).is_file()]
-        if not model.is_dir() or missing:
-            raise FileNotFoundError(
-                f"--model {model}: not an InferSent model folder ("
-                + (f"missing {', '.join(missing)}" if model.is_dir() else "no such folder")
-                + "; the workflow writes results/sentence_bias/train_infersent/<corpus>)"
-            )
-        vectors = args.vectors or DEFAULT_VECTORS
-        if not Path(vectors).is_dir():
-            raise FileNotFoundError(
-                f"--vectors {vectors}: no such folder (`make demo` writes it; or pass the workflow's vectors folder)"
-            )
-    else:
-        import importlib.util
-
-        from cdaflow.io.model_card import KINDS, read_card
-
-        model = args.model
-        if not (Path(model).exists() or "/" in model
-                or (model.isidentifier() and importlib.util.find_spec(model) is not None)):
-            raise FileNotFoundError(f"--model {model!r}: no such folder or installed model package "
-                                    "(a Hugging Face Hub id has the form owner/name)")
-        card = read_card(args.model) if Path(args.model).is_dir() else None
-        if card is not None:
-            what, command = KINDS.get(card["kind"], (f"a {card['kind']!r} model", "another command"))
-            hint = "; drop --encoder sbert for an InferSent folder" if card["kind"] == "infersent" else ""
-            raise ValueError(f"--model {args.model}: this is {what} (for {command}), not a sentence-transformers "
-                             f"model{hint}")
-
-
-def _encoder(args: argparse.Namespace):
-    if args.encoder == "sbert":
-        return _transformer(args.model)
-    from cdaflow.sentence_bias.embeddings import open_vectors
-    from cdaflow.sentence_bias.infersent import InferSent
-
-    vectors = args.vectors or DEFAULT_VECTORS
-    try:
-        opened = open_vectors(vectors)
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"--vectors {vectors}: not a vectors folder made by the workflow ({error!r})") from None
-    return InferSent.load(Path(args.model), opened)
 
 
 def _transformer(model: str):
@@ -224,56 +174,33 @@ def _read_words(path: Path):
 
 
 def run_bias_score(args: argparse.Namespace) -> int:
-    _check_encoder_options(args)
-    direction_path = args.direction or DIRECTIONS[args.encoder]
-    if not Path(direction_path).is_file():
-        raise FileNotFoundError(
-            f"--direction {direction_path}: no such file (`make demo` writes it; or pass --direction)"
-        )
-    direction = _load_direction(direction_path)  # before the encoder: a bad file fails at once
-    words = _read_words(args.words)
-    lines = text_lines(args, "bias-score")
-    encoder = _encoder(args)
-    if args.encoder == "infersent":
-        encoder.encoder.zero_pad_in_max = False  # single-sentence importance: padding never wins
-        if not any(word in encoder.vectors for word in words):
-            raise ValueError(f"--words {args.words}: none of its {len(words.words)} words has a word vector; "
-                             "an English gender word list is expected")
-    if direction.shape != (_dim(encoder),):
-        raise ValueError(
-            f"{direction_path}: a direction of {direction.shape[0]} dimensions for an "
-            f"encoder whose token vectors have {_dim(encoder)}; use the direction made for it"
-        )
-    with output(args) as out:
-        out.write("sentence\tF\tM\tAbs\ttop_words\n")
-        rows = progress(_scores(args, encoder, lines, direction, words), args, line_of=lambda row: row[0])
-        for _, line, score in rows:
-            if score is None:
-                out.write(f"{escape_tsv(line)}\t\t\t\t\n")
-                continue
-            top = sorted(score.words, key=lambda row: -abs(row.weighted))[: args.top]
-            listed = ", ".join(f"{row.word}:{row.weighted:+.4f}" for row in top if row.weighted)
-            out.write(f"{escape_tsv(line)}\t{score.f:.6f}\t{score.m:.6f}\t{score.abs:.6f}\t{escape_tsv(listed)}\n")
+    read: dict[str, object] = {}
+
+    def read_input() -> None:  # after the model, direction and word list are checked, before the encoder loads
+        read["lines"] = text_lines(args, "bias-score")
+
+    with warnings_to_stderr("bias-score"):
+        scorer = BiasScorer._load(args.model, encoder=args.encoder, vectors=args.vectors, direction=args.direction,
+                                  words=args.words, batch_size=args.batch_size, top=args.top,
+                                  max_chars=args.max_chars, before_load=read_input)
+        records = scorer._records(read["lines"], str(args.input or "<stdin>"))
+        with output(args) as out:
+            write_header(out, "sentence\tF\tM\tAbs\ttop_words\n")
+            for record in progress(records, args, line_of=lambda record: record["line"]):
+                write_record(out, record, tsv_row)
     return 0
 
 
-def _scores(args: argparse.Namespace, encoder, lines, direction, words):
-    """(line number, line, BiasScore or None for a blank line) in input order, --batch-size lines at a time."""
-    from cdaflow.sentence_bias.score import encoder_bias_scores, score_rows
-    from cdaflow.sentence_bias.transformer import contextual_bias_scores
-
-    lines = iter(lines)
-    while chunk := list(itertools.islice(lines, args.batch_size)):
-        texts = [" ".join(line.split()) for _, line in chunk if line.strip()]
-        scores = iter([])
-        if texts:
-            if args.encoder == "sbert":
-                outputs = encoder.encode_tokens(texts, args.batch_size)
-                scores = iter(score_rows(outputs.tokens, contextual_bias_scores(outputs, direction, words)))
-            else:
-                scores = iter(encoder_bias_scores(encoder, texts, encoder.vectors, direction, words))
-        for number, line in chunk:
-            yield number, line, next(scores) if line.strip() else None
+def tsv_row(record: dict) -> str:
+    """A bias-score record as its TSV row: empty cells for a blank line, nan for a sentence with
+    no known word (nothing measured, unlike a neutral sentence's 0)."""
+    sentence = escape_tsv(record["sentence"])
+    if not record["sentence"].strip():
+        return f"{sentence}\t\t\t\t\n"
+    if record["F"] is None:
+        return f"{sentence}\tnan\tnan\tnan\t\n"
+    listed = ", ".join(f"{row['word']}:{row['weighted']:+.4f}" for row in record["top_words"])
+    return f"{sentence}\t{record['F']:.6f}\t{record['M']:.6f}\t{record['Abs']:.6f}\t{escape_tsv(listed)}\n"
 
 
 def _load_direction(path: Path):
@@ -318,21 +245,21 @@ def _default_tests(folder: Path) -> list[str]:
         if not found:
             raise FileNotFoundError(f"--tests {folder}: no *.jsonl SEAT tests there")
     elif missing:
-        print(f"cdaflow seat: {folder} lacks the paper's {', '.join(missing)}; running {', '.join(found)}",
-              file=sys.stderr)
+        warnings.warn(f"{folder} lacks the paper's {', '.join(missing)}; running {', '.join(found)}",
+                      CdaflowWarning, stacklevel=3)
     return found
 
 
 def run_seat(args: argparse.Namespace) -> int:
-    from cdaflow.sentence_bias.seat import load_seat_tests
-    from cdaflow.sentence_bias.seat import run_seat as seat
+    read: dict[str, object] = {}
 
-    _check_encoder_options(args)
-    tests = load_seat_tests(args.tests, args.names or _default_tests(args.tests))  # before the encoder loads
-    encoder = _encoder(args)
-    rows = seat(
-        lambda s: encoder.encode(list(s), args.batch_size), tests, n_samples=args.samples, seed=args.seed
-    )
+    def read_tests() -> None:  # after the encoder's files are checked, before it loads
+        read["tests"] = seat_tests(args.tests, args.names)
+
+    with warnings_to_stderr("seat"):
+        seat = SEAT._load(args.model, encoder=args.encoder, vectors=args.vectors, batch_size=args.batch_size,
+                          before_load=read_tests)
+        rows = seat(read["tests"], samples=args.samples, seed=args.seed)
     with output(args) as out:
         out.write("test\ttarg1\ttarg2\tattr1\tattr2\teffect_size\tp_value\tmethod\n")
         for row in rows:

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import itertools
-import json
 import math
-import re
 from pathlib import Path
 
+from cdaflow.api import Subjectivizer, warnings_to_stderr
 from cdaflow.commands.common import (
     add_input_arguments,
     add_output_argument,
-    announce_model,
     example_epilog,
     output,
     progress,
     text_lines,
+    write_record,
 )
 from cdaflow.commands.options import batch_size, torch_device
 
@@ -33,7 +31,6 @@ FORMATS = """\
             "within_perplexity": true, "objective": true, "verdict": "kept"}
          verdict: kept when all three thresholds of Pant & Dadu (2022) §3.2.3 pass, else discarded.
 """
-_SENTENCE_INDEX = re.compile(r"^sentences\[(\d+)\]: ")
 
 
 def add_parser(subcommands: argparse._SubParsersAction) -> None:
@@ -78,54 +75,16 @@ def _number(value, digits: int) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cdaflow.gap_subjective.subjectivizer import Subjectivizer
+    read: dict[str, object] = {}
 
-    if not args.model.is_dir():
-        raise FileNotFoundError(f"--model {args.model}: no such folder (the workflow writes "
-                                "results/gap_subjective/subjectivizer)")
-    announce_model("subjectivize", args.model, "subjectivizer")
-    lines = text_lines(args, "subjectivize")
-    subjectivizer = Subjectivizer.load(args.model, device=args.device)
-    chunks = iter(lambda: list(itertools.islice(lines, args.batch_size)), [])
-    records = (record for chunk in chunks for record in _records(subjectivizer, chunk, args))
-    with output(args) as out:
-        for record in progress(records, args, line_of=lambda record: record["line"]):
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    def read_input() -> None:  # after the folder and its card are checked, before the models load
+        read["lines"] = text_lines(args, "subjectivize")
+
+    with warnings_to_stderr("subjectivize"):
+        subjectivizer = Subjectivizer._load(args.model, device=args.device, batch_size=args.batch_size,
+                                            max_chars=args.max_chars, before_load=read_input)
+        records = subjectivizer._records(read["lines"], str(args.input if args.input is not None else "<stdin>"))
+        with output(args) as out:
+            for record in progress(records, args, line_of=lambda record: record["line"]):
+                write_record(out, record)
     return 0
-
-
-def _records(subjectivizer, chunk: list[tuple[int, str]], args: argparse.Namespace) -> list[dict]:
-    kept = [(number, line) for number, line in chunk if line.strip()]
-    # The models read whitespace runs as one space; "original" stays as the line was given.
-    sentences = [" ".join(line.split()) for _, line in kept]
-    rows = iter([])
-    if sentences:
-        try:
-            rows = iter(subjectivizer.run(sentences).to_dict("records"))
-        except ValueError as error:  # a scorer names the sentence by its index in the batch
-            found = _SENTENCE_INDEX.match(str(error))
-            if not found:
-                raise
-            number = kept[int(found.group(1))][0]
-            name = args.input if args.input is not None else "<stdin>"
-            raise ValueError(f"{name}:{number}: {_SENTENCE_INDEX.sub('', str(error))}") from None
-    records = []
-    for number, line in chunk:
-        if not line.strip():
-            records.append(_blank(number, line))
-            continue
-        row = next(rows)
-        records.append({
-            "line": number,
-            "original": line,
-            "transferred": row["transferred"],
-            "gleu": _number(row["gleu"], 4),
-            "ppl_original": _number(row["ppl_original"], 2),
-            "ppl_transferred": _number(row["ppl_transferred"], 2),
-            "p_subjective": _number(row["p_subjective"], 4),
-            "within_gleu": bool(row["within_gleu"]),
-            "within_perplexity": bool(row["within_perplexity"]),
-            "objective": bool(row["objective"]),
-            "verdict": "kept" if row["kept"] else "discarded",
-        })
-    return records

@@ -40,6 +40,25 @@ Log = logging.Logger | Callable[[str], object] | None
 
 _LOGGER = logging.getLogger("cdaflow.data")
 _RETRY_STATUSES = frozenset({408, 429})
+# Seconds of retrying without receiving a byte after which a download gives up (an unreachable
+# host, a server down): the config's retries and backoff alone can add up to tens of minutes
+# (paper.yaml: 8 retries, backoff 5 s: 21 min). CDAFLOW_DOWNLOAD_RETRY_WINDOW overrides it.
+RETRY_WINDOW = 300.0
+RETRY_WINDOW_ENV = "CDAFLOW_DOWNLOAD_RETRY_WINDOW"
+
+
+def retry_window() -> float:
+    """The retry window in seconds: :data:`RETRY_WINDOW`, or the environment's override."""
+    text = os.environ.get(RETRY_WINDOW_ENV)
+    if text is None:
+        return RETRY_WINDOW
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise DownloadError(f"{RETRY_WINDOW_ENV}={text!r}: give a number of seconds above 0")
+    return value
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 _CONTENT_RANGE_RE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 
@@ -139,6 +158,7 @@ def fetch(
     sleep: Callable[[float], object] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
     keep_rejected: str | os.PathLike[str] | None = None,
+    give_up_after: float | None = None,
 ) -> FetchResult:
     """Download ``url`` to ``dest`` atomically, retrying and resuming as needed.
 
@@ -148,7 +168,10 @@ def fetch(
     ``backoff * 2**attempt`` seconds; other HTTP errors fail at once.
     ``timeout`` bounds each wait for the server; ``deadline`` (seconds, None for
     none) bounds the whole download of this file, retries included, so a server
-    that drips bytes cannot hold a run forever.
+    that drips bytes cannot hold a run forever. ``give_up_after`` (seconds; default
+    :func:`retry_window`, 5 minutes) stops the retries once that long has passed without a byte
+    received (since the start or the last attempt that received some): an unreachable host is
+    reported in minutes, whatever ``retries`` and ``backoff`` add up to; each retry is logged.
 
     On success the part file is renamed onto ``dest`` (``dest`` is never written
     otherwise). A transfer that gave up (retries exhausted, deadline, interrupt)
@@ -175,7 +198,8 @@ def fetch(
             timeout=timeout, deadline=deadline, ends_at=ends_at, clock=clock, chunk_size=chunk_size,
             progress=progress, log=log,
         )
-        size, digest = _download(url, part, transfer, retries=retries, backoff=backoff, sleep=sleep)
+        window = give_up_after if give_up_after is not None else retry_window()
+        size, digest = _download(url, part, transfer, retries=retries, backoff=backoff, sleep=sleep, window=window)
         if expected is not None and digest != expected:
             where = part.reject(keep_rejected)
             kept = f"; the download is kept at {where} for inspection" if where else ""
@@ -284,13 +308,18 @@ def _download(
     retries: int,
     backoff: float,
     sleep: Callable[[float], object],
+    window: float = RETRY_WINDOW,
 ) -> tuple[int, str]:
     attempt = 0
+    progress_at = transfer.clock()  # the start, or the end of the last attempt that received bytes
     while True:
+        had = _size(part.path)
         try:
             return _attempt(url, part, transfer)
         except _Retryable as exc:
             problem = str(exc)
+        if _size(part.path) != had:
+            progress_at = transfer.clock()
         if attempt >= retries:
             raise _Incomplete(f"{url}: giving up after {attempt + 1} attempt(s): {problem}")
         delay = backoff * 2**attempt
@@ -298,9 +327,22 @@ def _download(
             raise _Incomplete(
                 f"{url}: {_over_deadline(transfer.deadline)} (after {attempt + 1} attempt(s): {problem})"
             )
+        if transfer.clock() + delay - progress_at > window:
+            waited = transfer.clock() - progress_at
+            raise _Incomplete(
+                f"{url}: giving up after {attempt + 1} attempt(s) in {waited:.0f} s without receiving a byte "
+                f"(the retry window is {window:g} s; {RETRY_WINDOW_ENV} changes it): {problem}"
+            )
         emit(transfer.log, f"{url}: {problem}; retrying in {delay:g} s ({attempt + 1}/{retries})", logging.WARNING)
         sleep(delay)
         attempt += 1
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _over_deadline(deadline: float | None) -> str:

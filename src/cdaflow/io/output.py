@@ -95,11 +95,18 @@ def release_worker_queues() -> None:
     feeder threads for ever (multiprocessing's documented way out: ``cancel_join_thread``)."""
     import gc
     import multiprocessing.queues
+    import multiprocessing.util
 
     for obj in gc.get_objects():
         # type(), not isinstance(): the latter reads __class__, which wakes lazy modules' deprecation warnings
         if issubclass(type(obj), multiprocessing.queues.Queue):
             obj.cancel_join_thread()
+    # A queue already dropped (spaCy's, once its pipe was closed) leaves its feeder thread, blocked on a
+    # pipe to a stopped worker, and the exit-time finalizer that would join it: cancel those too.
+    registry = getattr(multiprocessing.util, "_finalizer_registry", {})
+    for finalizer in list(registry.values()):
+        if getattr(finalizer, "_callback", None) is multiprocessing.queues.Queue._finalize_join:
+            finalizer.cancel()
 
 
 def _is_stream_path(path: Path) -> bool:
@@ -165,20 +172,30 @@ def open_output(
     output: str | os.PathLike[str] | None,
     *,
     newline: str | None = None,
-) -> Iterator[IO[str]]:
-    """A text handle on the command's output: standard output for None or ``-``; see the module doc.
+    binary: bool = False,
+) -> Iterator[IO]:
+    """A text handle (`binary`: a bytes one) on the command's output: standard output for None or
+    ``-``; see the module doc.
 
     A write that fails (a full disk, ``/dev/full``) raises OSError naming the output. Check the
-    output against the inputs first with :func:`check_output_target`.
+    output against the inputs first with :func:`check_output_target`. Standard output is written
+    as UTF-8 whatever the locale says (``LANG=C``, ``PYTHONIOENCODING=latin-1``): a text in another
+    encoding would fail at its first accented letter, after the lines before it were written.
     """
     if output is None or str(output) == "-":
+        if binary:
+            sys.stdout.flush()
+            yield sys.stdout.buffer
+            sys.stdout.buffer.flush()
+            return
+        utf8_stdout()
         yield sys.stdout
         sys.stdout.flush()
         return
     path = Path(output)
     finished = False
     try:
-        with _open(path, newline) as handle:
+        with _open(path, newline, binary) as handle:
             yield _NamedWrites(handle, path)  # type: ignore[misc]
             finished = True
     except OSError as error:
@@ -216,8 +233,19 @@ class _NamedWrites:
         return getattr(self._handle, name)
 
 
+def utf8_stdout() -> None:
+    """Make standard output write UTF-8 (errors strict) when its encoding is another one."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("_", "-")
+    if encoding in ("utf-8", "utf8") or not hasattr(sys.stdout, "reconfigure"):
+        return
+    try:
+        sys.stdout.reconfigure(encoding="utf-8", errors="strict")
+    except (OSError, ValueError):  # a stand-in stream that cannot change
+        pass
+
+
 @contextlib.contextmanager
-def _open(path: Path, newline: str | None) -> Iterator[IO[str]]:
+def _open(path: Path, newline: str | None, binary: bool = False) -> Iterator[IO]:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -228,13 +256,22 @@ def _open(path: Path, newline: str | None) -> Iterator[IO[str]]:
         if mode is not None and stat.S_ISDIR(mode):
             raise IsADirectoryError(f"--output {path}: is a folder; give a file name")
         # Appending to a stream path keeps what the shell opened with >>; devices and FIFOs ignore it.
-        with open(path, "a" if _is_stream_path(path) else "w", encoding="utf-8", newline=newline) as handle:
+        kind = "a" if _is_stream_path(path) else "w"
+        if binary:
+            with open(path, kind + "b") as handle:
+                yield handle
+            return
+        with open(path, kind, encoding="utf-8", newline=newline) as handle:
             yield handle
         return
     real = path.resolve() if path.is_symlink() else path
     if not real.parent.is_dir():
         raise FileNotFoundError(f"--output {path}: no such folder {real.parent}")
-    with atomic_file(real, newline=newline) as handle:
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(atomic_file(real, "wb" if binary else "w", newline=newline))
+        except OSError as error:  # the temporary file beside it could not be made: say so of --output
+            raise OSError(f"--output {path}: cannot write in {real.parent} ({error.strerror or error})") from None
         yield handle
         if mode is not None:
             os.chmod(handle.fileno(), stat.S_IMODE(mode))  # the replaced file's permissions

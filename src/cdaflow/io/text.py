@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import gzip
 import lzma
+import os
+import queue
+import select
+import stat
 import sys
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, TypeVar
 
 # UTF-8 that drops a leading byte-order mark (and reads files without one unchanged).
 ENCODING = "utf-8-sig"
@@ -35,10 +41,31 @@ def open_text(path: str | Path, *, errors: str = "strict") -> IO[str]:
     return open(path, encoding=ENCODING, errors=errors)
 
 
-def _binary_input(path: Path | None) -> IO[bytes] | None:
-    """The command's input as bytes (None for a text-only stand-in for stdin, as tests use)."""
+def _open_binary(path: Path) -> IO[bytes]:
+    """A file's bytes, uncompressed when it is gzip or xz (told by its first bytes)."""
+    handle = open(path, "rb")
+    if not handle.seekable():  # a FIFO or a device: read as it comes
+        return handle
+    head = handle.read(6)
+    handle.seek(0)
+    for magic, opener in _COMPRESSED:
+        if head.startswith(magic):
+            handle.close()
+            return opener(path, "rb")
+    return handle
+
+
+def _binary_input(path: Path | None, *, private: bool = False) -> IO[bytes] | None:
+    """The command's input as bytes (None for a text-only stand-in for stdin, as tests use); a gzip
+    or xz file is read uncompressed. `private`: standard input through a descriptor of its own (for
+    a reader thread, which must not hold sys.stdin's lock when the interpreter exits)."""
     if path is not None:
-        return open(path, "rb")
+        return _open_binary(path)
+    if private:
+        try:
+            return open(os.dup(sys.stdin.fileno()), "rb")
+        except (AttributeError, OSError, ValueError):
+            pass
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is not None:
         return buffer
@@ -49,7 +76,7 @@ def _binary_input(path: Path | None) -> IO[bytes] | None:
 
 
 def numbered_lines(
-    path: Path | None, *, max_chars: int | None = None, name: str | None = None
+    path: Path | None, *, max_chars: int | None = None, name: str | None = None, private: bool = False
 ) -> Iterator[tuple[int, str]]:
     """(1-based line number, text without its line ending) of a command's input, streamed.
 
@@ -60,10 +87,11 @@ def numbered_lines(
     The file is opened at the call, so a missing one fails there.
     """
     name = name or (str(path) if path is not None else "<stdin>")
-    handle = _binary_input(path)
+    handle = _binary_input(path, private=private)
     if handle is None:  # a str-only stand-in for stdin
         return _numbered_text_lines(sys.stdin, name, max_chars)
-    return _numbered_binary_lines(handle, name, max_chars, close=path is not None)
+    own = path is not None or handle is not getattr(sys.stdin, "buffer", None)
+    return _numbered_binary_lines(handle, name, max_chars, close=own)
 
 
 def _too_long(name: str, number: int, max_chars: int) -> ValueError:
@@ -118,6 +146,9 @@ def count_lines(path: Path) -> int | None:
             return None
         count, last = 0, b"\n"
         with open(path, "rb") as handle:
+            if any(handle.read(6).startswith(magic) for magic, _ in _COMPRESSED):
+                return None  # counting would mean reading it all uncompressed
+            handle.seek(0)
             while chunk := handle.read(1 << 20):
                 count += chunk.count(b"\n")
                 last = chunk[-1:]
@@ -177,3 +208,196 @@ def read_shard(
                     yield number, text
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}:{number + 1}: not valid UTF-8 ({exc.reason})") from None
+
+
+# -- live input: a pipe that may stall ------------------------------------------------------------
+# How long a batch waits for the next line of a live input before it closes with what it has.
+STALL_SECONDS = 0.5
+# How long a batch of a live input stays open while lines trickle in (each within STALL_SECONDS of
+# the last): then it closes at the first moment no line is waiting, so answers come every few seconds.
+MAX_BATCH_SECONDS = 2.0
+# Lines read ahead of the command (a bound on memory: at most this many lines of --max-chars).
+READ_AHEAD = 1024
+T = TypeVar("T")
+_live: LiveLines | None = None
+_wait_hooks: list[Callable[[], None]] = []
+_poll_hooks: list[Callable[[], None]] = []
+
+
+def on_input_wait(hook: Callable[[], None], *, poll: Callable[[], None] | None = None) -> Callable[[], None]:
+    """Call `hook` (a flush) each time the command is about to wait for input, and `poll` (which may
+    raise: the output's reader went away) every half second while it waits; returns their remover."""
+    _wait_hooks.append(hook)
+    if poll is not None:
+        _poll_hooks.append(poll)
+
+    def remove() -> None:
+        if hook in _wait_hooks:
+            _wait_hooks.remove(hook)
+        if poll is not None and poll in _poll_hooks:
+            _poll_hooks.remove(poll)
+
+    return remove
+
+
+def close_live_input() -> None:
+    """Forget the command's live input (at the command's end: a later run in this process reads its own)."""
+    global _live
+    _live = None
+
+
+def live_input() -> LiveLines | None:
+    """The command's live input, when it reads one (see :class:`LiveLines`)."""
+    return _live
+
+
+class LiveLines:
+    """Items of an input that may stall (a pipe, a terminal, a FIFO), read ahead by a thread.
+
+    Iterating blocks as the input does, but first flushes what the command wrote (the
+    :func:`on_input_wait` hooks), so output never sits in a buffer while the command waits; while
+    waiting, a standard output whose reader went away (``| head -1``) raises BrokenPipeError at
+    once (the output registers that check). :meth:`would_block` tells a batch that the next item is not there yet (after
+    :data:`STALL_SECONDS`), so :func:`chunks` closes the batch and its lines are answered now.
+    An error of the underlying reader (bad bytes on line N) is raised in its place in the stream.
+    """
+
+    def __init__(self, items: Iterable[T], *, read_ahead: int = READ_AHEAD) -> None:
+        global _live
+        self._queue: queue.Queue = queue.Queue(maxsize=read_ahead)
+        self._peeked: tuple[str, Any] | None = None
+        self._ended = False
+        self._stalled = False
+        self.last_number = 0  # the number of the last (number, line) item handed out
+        self._thread = threading.Thread(target=self._read, args=(iter(items),), name="cdaflow-input", daemon=True)
+        self._thread.start()
+        _live = self
+
+    def _read(self, items: Iterator[T]) -> None:
+        try:
+            for item in items:
+                self._queue.put(("item", item))
+        except BaseException as error:  # noqa: BLE001 - handed to the command's thread
+            self._queue.put(("error", error))
+            return
+        self._queue.put(("end", None))
+
+    def __iter__(self) -> LiveLines:
+        return self
+
+    def __next__(self) -> Any:
+        global _live
+        if self._ended:
+            raise StopIteration
+        if self._peeked is not None:
+            kind, value = self._peeked
+            self._peeked = None
+        else:
+            try:
+                kind, value = self._queue.get_nowait()
+            except queue.Empty:
+                kind, value = self._wait()
+        if kind == "item":
+            self._stalled = False
+            if isinstance(value, tuple) and value and isinstance(value[0], int):
+                self.last_number = value[0]
+            return value
+        self._ended = True
+        if _live is self:
+            _live = None
+        if kind == "error":
+            raise value
+        raise StopIteration
+
+    def _wait(self, timeout: float | None = None) -> tuple[str, Any]:
+        """The next queued item, flushing the output first and watching standard output meanwhile;
+        queue.Empty after `timeout` seconds (None: wait as long as it takes)."""
+        for hook in list(_wait_hooks):
+            hook()
+        waited = 0.0
+        while True:
+            step = 0.5 if timeout is None else min(0.5, timeout - waited)
+            try:
+                return self._queue.get(timeout=max(step, 0.001))
+            except queue.Empty:
+                waited += step
+                for poll in list(_poll_hooks):
+                    poll()
+                if timeout is not None and waited >= timeout:
+                    raise
+
+    def would_block(self, wait: float = STALL_SECONDS) -> bool:
+        """Whether the next item is still missing after waiting up to `wait` seconds (no wait when
+        the input has been stalled since the last item); the end of the input never blocks."""
+        if self._ended or self._peeked is not None:
+            return False
+        try:
+            self._peeked = self._queue.get_nowait()
+            return False
+        except queue.Empty:
+            if self._stalled:
+                return True
+        try:
+            self._peeked = self._wait(wait)
+            return False
+        except queue.Empty:
+            self._stalled = True
+            return True
+
+
+def check_stdout_open() -> None:
+    """Raise BrokenPipeError when standard output is a pipe whose reader went away."""
+    if stdout_closed():
+        raise BrokenPipeError("standard output was closed")
+
+
+def stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader went away (poll reports an error on it)."""
+    try:
+        fd = sys.__stdout__.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, select.POLLERR)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def chunks(items: Iterable[T], size: int, *, line_of: Callable[[T], int | None] | None = None) -> Iterator[list[T]]:
+    """Lists of at most `size` items, in order. On a live input (:class:`LiveLines`) a list closes
+    early when the next line is not there yet (after :data:`STALL_SECONDS`; after
+    :data:`MAX_BATCH_SECONDS` at once), so a slow pipe gets its answers as lines come.
+    `line_of` (for a stage behind others that read ahead: a parser's sentences) gives an item's
+    input line: the list then closes only once it reaches the last line read (None: at once)."""
+    items = iter(items)
+    while True:
+        try:
+            chunk = [next(items)]
+        except StopIteration:
+            return
+        opened = time.monotonic()
+        while len(chunk) < size:
+            live = _live
+            left = opened + MAX_BATCH_SECONDS - time.monotonic() if live is not None else 0.0
+            if live is not None and live.would_block(max(0.0, min(STALL_SECONDS, left))):
+                line = line_of(chunk[-1]) if line_of is not None else None
+                if line is None or line >= live.last_number:
+                    break
+            try:
+                chunk.append(next(items))
+            except StopIteration:
+                yield chunk
+                return
+        yield chunk
+
+
+def is_live(path: Path | None) -> bool:
+    """Whether a command's input may stall: standard input or a path that is not a regular file
+    (a pipe, FIFO, terminal or socket); a text-only stand-in for stdin (tests) is not."""
+    try:
+        if path is None:
+            return not stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
+        return not Path(path).is_file()
+    except (AttributeError, OSError, ValueError):
+        return False

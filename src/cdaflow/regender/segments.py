@@ -13,15 +13,14 @@ Small taggers read a capitalised first word of a short segment as a proper noun 
 
 from __future__ import annotations
 
-import itertools
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 from cdaflow.io.conllu import Sentence, feats_dict, is_multiword, surface_tokens, words
 from cdaflow.regender.rules import Segment
 from cdaflow.regender.tagset import TagMap, Word, tag_surface_tokens
 from cdaflow.text.case import with_initial_case
-from cdaflow.text.parsing import Parser, merge_sentences
+from cdaflow.text.parsing import Parser, ends_line, merge_sentences
 
 __all__ = ["segment_from_sentence", "tag_texts"]
 
@@ -74,6 +73,24 @@ def _probe(text: str) -> str:
     return with_initial_case(text, upper=False)
 
 
+def _by_line(parsed: Iterable[Sentence]) -> Iterator[tuple[int, list[Sentence]]]:
+    """(line, its sentences) from sentence ids seg-<line>-<k>: a group ends at the sentence its parser
+    marks as the line's last (a slow pipe's line is answered before the next one comes), else at the
+    next line's first."""
+    group: list[Sentence] = []
+    for sentence in parsed:
+        line = int(str(sentence.metadata["sent_id"]).split("-")[1])
+        if group and line != int(str(group[0].metadata["sent_id"]).split("-")[1]):
+            yield int(str(group[0].metadata["sent_id"]).split("-")[1]), group
+            group = []
+        group.append(sentence)
+        if ends_line(sentence):
+            yield line, group
+            group = []
+    if group:
+        yield int(str(group[0].metadata["sent_id"]).split("-")[1]), group
+
+
 def tag_texts(parser: Parser, texts: Iterable[str], tagmap: TagMap, *, batch_size: int = 64) -> Iterator[Segment]:
     """One tagged :class:`Segment` per input text (whitespace runs collapsed), in order.
 
@@ -90,8 +107,7 @@ def tag_texts(parser: Parser, texts: Iterable[str], tagmap: TagMap, *, batch_siz
             yield _probe(clean)
 
     parsed = parser.parse(probes(), batch_size=batch_size, sent_id_prefix="seg", dependencies=False)
-    for line, parts in itertools.groupby(parsed, key=lambda s: int(str(s.metadata["sent_id"]).split("-")[1])):
-        group: Sequence[Sentence] = list(parts)
+    for line, group in _by_line(parsed):
         while pending[0][0] < line:  # texts that gave no sentence (blank)
             pending.popleft()
         original = pending.popleft()[1]

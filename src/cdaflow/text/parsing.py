@@ -40,6 +40,7 @@ from cdaflow.io.conllu import (
     validate_sentence,
     words,
 )
+from cdaflow.io.text import chunks
 
 __all__ = [
     "BACKENDS",
@@ -102,6 +103,17 @@ class Parser(abc.ABC):
     @abc.abstractmethod
     def reparse(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
         """Re-annotate treebank sentences from their ``# text``, one output per input."""
+
+
+def mark_line_end(sentence: Sentence) -> None:
+    """Mark `sentence` as the last its input line gives (not written out: an attribute, not metadata)."""
+    sentence.ends_line = True  # type: ignore[attr-defined]
+
+
+def ends_line(sentence: Sentence) -> bool:
+    """Whether a parser marked `sentence` as its line's last: a reader gathering a line's sentences
+    then knows the line is whole without waiting for the next line's (a slow pipe)."""
+    return bool(getattr(sentence, "ends_line", False))
 
 
 def _normalize_space(text: str) -> str:
@@ -279,7 +291,9 @@ class SpacyParser(Parser):
         A yielded doc is valid only until the next one is drawn (its zone may close); one
         parser runs one stream at a time, as memory zones do not nest.
         """
-        while zone := list(itertools.islice(items, self.zone_size)):
+        # A zone also closes when a live input stalls (cdaflow.io.text.chunks): a slow pipe's lines
+        # are parsed as they come, not once thousands have arrived.
+        for zone in chunks(items, self.zone_size):
             with self._nlp.memory_zone():
                 inputs = zone if prepare is None else [(prepare(text), context) for text, context in zone]
                 before = set(multiprocessing.active_children())
@@ -318,10 +332,13 @@ class SpacyParser(Parser):
         with_tree = dependencies and self.has_parser
         disable = [] if with_tree or not self.has_parser else ["parser"]
         for doc, n in self._pipe(inputs, batch_size, disable):
-            spans = doc.sents if with_tree else ([doc[:]] if len(doc) else [])
+            spans = list(doc.sents) if with_tree else ([doc[:]] if len(doc) else [])
             for k, span in enumerate(spans, 1):
                 metadata = {"sent_id": f"{sent_id_prefix}-{n}-{k}", "text": span.text}
-                yield _spacy_span(span, metadata, with_tree)
+                sentence = _spacy_span(span, metadata, with_tree)
+                if k == len(spans):
+                    mark_line_end(sentence)
+                yield sentence
 
     def reparse(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
         def one_sentence_doc(text: str) -> Any:
@@ -469,19 +486,19 @@ class StanzaParser(Parser):
     ) -> Iterator[Sentence]:
         # dependencies=False parses anyway: the CoNLL-U converter expects Stanza's full trees.
         numbered = ((n, t) for n, t in lines if t)
-        while batch := list(itertools.islice(numbered, batch_size)):
+        for batch in chunks(numbered, batch_size):
             for (n, _), doc in zip(
                 batch, self._nlp.bulk_process([t for _, t in batch]), strict=True
             ):
                 sentences = stanza_document_to_sentences(doc, f"{sent_id_prefix}-{n}")
                 if sentences:
                     _drop_final_space_after(sentences[-1])
+                    mark_line_end(sentences[-1])
                 yield from sentences
 
     def reparse(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
         tokenizer = self._nlp.processors["tokenize"]
-        source = iter(sentences)
-        while batch := list(itertools.islice(source, batch_size)):
+        for batch in chunks(sentences, batch_size):
             texts = [_text_of(s) for s in batch]
             # The tokenizer reads no_ssplit at call time; flip it so one gold sentence stays one.
             previous = tokenizer.config.get("no_ssplit", False)
