@@ -333,6 +333,29 @@ def test_copy_scores_collapse_on_the_scores_device():
         onmt_collapse(on_device.clone(), batch, tgt_vocab)
     assert collapse_copy_scores(on_device, batch, tgt_vocab).device.type == "meta"
 
+def test_resumable_batches_go_on_where_the_state_was_taken():
+    """The iterator position and the Python, numpy and torch random states (dropout's) come back together."""
+    import numpy as np
+    import torch
+
+    from cdaflow.gap_subjective.onmt_train import ResumableBatches
+
+    def draws() -> tuple:
+        return random.random(), float(np.random.rand()), torch.rand(3).tolist()
+
+    counted = ResumableBatches(range(10))
+    batches = iter(counted)
+    assert [next(batches) for _ in range(4)] == [0, 1, 2, 3]
+    state = counted.state()
+    assert state["batches"] == 4 and state["shuffle_state"] is None  # a plain iterable has no shuffler
+    expected = draws()  # what the training draws next (dropout of the next batch)
+    random.seed(99), np.random.seed(99), torch.manual_seed(99)  # a new process, seeded again
+    resumed = ResumableBatches(range(10), state)
+    batches = iter(resumed)
+    assert next(batches) == 4 and draws() == expected  # restored once the skipped batches are replayed
+    assert list(batches) == [5, 6, 7, 8, 9] and resumed.yielded == 10
+
+
 @pytest.mark.slow
 def test_identical_trainings_give_identical_model_folders(tiny_model, tmp_path):
     """The config and the checkpoint name their data relative to the folder, and the tools' log (with
@@ -358,13 +381,17 @@ def test_identical_trainings_give_identical_model_folders(tiny_model, tmp_path):
 @pytest.mark.slow
 def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path):
     """A job killed (SIGKILL, tools included) after its step-250 checkpoint: the rerun goes on from it with
-    OpenNMT-py's -train_from (weights, optimizer, step) and ends at step 500 like an uninterrupted one."""
+    OpenNMT-py's -train_from (weights, optimizer, step) and our iterator position and random states, and
+    ends at step 500 with the uninterrupted run's weights, bit for bit (CPU, one thread). A checkpoint
+    without our state (an older run) still resumes, reading the data from their start again."""
     import os
+    import shutil
     import signal
     import zipfile
 
     import torch
 
+    from cdaflow.gap_subjective.onmt_train import RESUME_KEY
     from cdaflow.gap_subjective.transfer import load_onmt_checkpoint
 
     data = tiny_model["checkpoint"].parent.parent
@@ -390,6 +417,12 @@ def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path
         os.killpg(job.pid, signal.SIGKILL)  # the job and its onmt_train child, as a wall-time kill
         job.wait()
     assert not output.exists() and not (resume / "model_step_500.pt").exists()
+    # the same folder as an older run left it: its checkpoint without our state
+    old = tmp_path / "old"
+    shutil.copytree(resume, old)
+    stripped = load_onmt_checkpoint(old / "model_step_250.pt")
+    assert stripped["optim"].pop(RESUME_KEY)["batches"] == 250  # one batch a step, no accumulation
+    torch.save(stripped, old / "model_step_250.pt")
 
     torch.set_num_threads(1)
     checkpoint = train_transfer(*files, output, TransferSettings(**options), threads=1,
@@ -397,6 +430,7 @@ def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path
     log = (tmp_path / "resumed.log").read_text()
     assert "Loading checkpoint from model_step_250.pt" in log
     assert "onmt_build_vocab" not in log and "Step 300/  500" in log and "Step 50/  500" not in log
+    assert "Resumed after 250 training batches, random states restored" in log
     assert checkpoint == output / "model_step_500.pt"
     assert sorted(p.name for p in output.glob("*.pt")) == ["model_step_500.pt"]  # keep_checkpoint 1
     config = yaml.safe_load((output / "config.yaml").read_text())
@@ -404,9 +438,25 @@ def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path
     saved = load_onmt_checkpoint(checkpoint)
     assert saved["optim"]["training_step"] == 501  # onmt's count after step 500, as uninterrupted
     reference = load_onmt_checkpoint(tiny_model["checkpoint"])
-    assert saved["model"].keys() == reference["model"].keys()
-    assert all(torch.isfinite(value).all() for value in saved["model"].values())
+
+    def same_weights(checkpoint: dict) -> bool:
+        return all(checkpoint[part].keys() == reference[part].keys()
+                   and all(torch.equal(value, reference[part][key]) for key, value in checkpoint[part].items())
+                   for part in ("model", "generator"))
+
+    assert saved["model"] and saved["generator"] and same_weights(saved)  # as if never killed
+    assert saved["optim"][RESUME_KEY]["batches"] == 500
     assert validation_metrics(log)["accuracy"] > 50
+
+    # the older checkpoint resumes as before: a log line says so, and the weights differ
+    older = train_transfer(*files, tmp_path / "old_model", TransferSettings(**options), threads=1,
+                           log_path=tmp_path / "old.log", resume_dir=old)
+    old_log = (tmp_path / "old.log").read_text()
+    assert "Loading checkpoint from model_step_250.pt" in old_log and "Step 300/  500" in old_log
+    assert f"model_step_250.pt holds no {RESUME_KEY} state" in old_log and "Resumed after" not in old_log
+    older_saved = load_onmt_checkpoint(older)
+    assert older_saved["optim"]["training_step"] == 501 and not same_weights(older_saved)
+    assert all(torch.isfinite(value).all() for value in older_saved["model"].values())
     # a rerun after the model was written but before the job ended (its folder still there) trains nothing
     again = train_transfer(*files, tmp_path / "again", TransferSettings(**options), threads=1,
                            log_path=tmp_path / "again.log", resume_dir=resume)

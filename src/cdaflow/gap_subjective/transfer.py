@@ -412,11 +412,12 @@ def train_transfer(train_src: str | os.PathLike[str], train_tgt: str | os.PathLi
 
     With `resume_dir` (a folder that outlives a killed job) the tools run there and a rerun goes on
     from its last complete ``model_step_N.pt`` with OpenNMT-py's own ``-train_from`` and
-    ``-reset_optim none`` (weights, optimizer, learning-rate schedule and step come back). OpenNMT-py
-    does not save its data iterator or RNG states: the resumed run reads the corpus from its start
-    again, reseeded, so its weights differ from an uninterrupted run's (its step count and schedule
-    do not). A `resume_dir` left by other settings or data is emptied first. The caller removes it
-    once the model is kept.
+    ``-reset_optim none`` (weights, optimizer, learning-rate schedule and step come back), and our
+    entry point brings back the data iterator's position and the random states that OpenNMT-py does
+    not save (:mod:`cdaflow.gap_subjective.onmt_train`): the final weights equal an uninterrupted run's
+    (bit for bit on the CPU, one thread). A checkpoint written without that state (an older run)
+    resumes with the data read from their start again, so its weights differ. A `resume_dir` left by
+    other settings or data is emptied first. The caller removes it once the model is kept.
     """
     for name, path in (("train_src", train_src), ("train_tgt", train_tgt), ("valid_src", valid_src),
                        ("valid_tgt", valid_tgt)):
