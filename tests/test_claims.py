@@ -123,6 +123,11 @@ def test_verdicts_from_small_tables(setup):
     assert table.at["X1", "paper_source"] == "Table 3, LIN; Table 3, BASE"
     assert table.at["X1", "scale"] == "demo"  # the tables' own scale column
     assert table.at["X2", "verdict"] == NOT_HOLDS  # 1.5 points apart
+    assert table.at["X2", "reason"] == (
+        "ours 71.5 (NN tag_f1) is 1.5 from 70 (LIN tag_f1), 0.5 beyond the tolerance 1; measured at demo scale "
+        "(inputs not declared): a run this much smaller than the paper's need not reproduce its finding, "
+        "likely a scale effect"
+    )
     assert table.at["X3", "verdict"] == HOLDS  # 0.70 is within 0.05 of 0.685
     assert table.at["X3", "scale"] == "validation"  # no scale column: the run's
     assert table.at["X4", "verdict"] == HOLDS  # 0.01 from 1 against 0.02
@@ -194,6 +199,8 @@ def test_project_claims_file_is_valid_and_large_enough():
     assert {claim.study for claim in ledger.claims} == {"morph_cda", "regender", "gap_subjective", "sentence_bias"}
     # Every paper value says where in the paper it comes from.
     assert all(entry["source"] for entry in ledger.paper_values.values())
+    # Every claim says what its numbers grow with, for the reason it gets when it does not hold.
+    assert all(claim.inputs is not None for claim in ledger.claims)
 
 
 def test_command_line_writes_the_ledger(setup, tmp_path, capsys):
@@ -287,3 +294,143 @@ def test_a_rate_over_no_items_is_not_computable(tmp_path):
     )
     _write(tmp_path / "results/classifier.tsv", [rows | {"N_recall": 50.0, "N_support": 4}])
     assert ledger_table(tmp_path / "results", load_claims(claims)).iloc[0]["verdict"] == HOLDS
+
+
+# Item counts at paper scale (as resources/cross_study/paper.yaml) and claims that read them.
+COUNTS = textwrap.dedent(
+    """
+    citation: "The datasets"
+    values:
+      wnc_pairs: {value: 180000, source: "WNC"}
+      gap_examples: {value: 4, source: "GAP, shrunk for the test"}
+      snli_pairs: {value: 570152, source: "SNLI"}
+    """
+)
+SCALED = textwrap.dedent(
+    """
+    inputs:
+      demo: [wnc_pairs]
+    claims:
+      - id: S1
+        study: demo
+        claim: LIN above BASE (holds)
+        paper: [demo.lin, demo.base]
+        check:
+          left: {table: a/intrinsic.tsv, where: {model: LIN}, column: tag_f1}
+          op: ">"
+          right: {table: a/intrinsic.tsv, where: {model: BASE}, column: tag_f1}
+      - id: S2
+        study: demo
+        claim: BASE above LIN (does not hold)
+        paper: [demo.base, demo.lin]
+        check:
+          left: {table: a/intrinsic.tsv, where: {model: BASE}, column: tag_f1}
+          op: ">"
+          right: {table: a/intrinsic.tsv, where: {model: LIN}, column: tag_f1}
+      - id: S3
+        study: demo
+        claim: F1 near the paper's
+        paper: [demo.f1]
+        check: {left: {table: c/detector.tsv, column: f1}, op: within, right: {paper: demo.f1}, tolerance: 0.05}
+      - id: S4
+        study: demo
+        claim: bias closer to 1 on the new set
+        check:
+          left: {table: c/bench.tsv, where: {dataset: new}, column: bias}
+          op: closer_to
+          right: {table: c/bench.tsv, where: {dataset: old}, column: bias}
+          target: 1
+      - id: S5
+        study: demo
+        claim: the rules make no error
+        check: {left: {table: c/detector.tsv, column: errors}, op: "<=", right: 0}
+        inputs: []
+      - id: S6
+        study: demo
+        claim: the benchmark's F1 at the paper's inputs
+        check: {left: {table: c/bench.tsv, where: {dataset: new}, column: f1}, op: ">=", right: 0.8, tolerance: 0.1}
+        inputs: [gap_examples]
+      - id: S7
+        study: demo
+        claim: NN within 1 of LIN, with an input this run does not count
+        check:
+          left: {table: a/intrinsic.tsv, where: {model: NN}, column: tag_f1}
+          op: within
+          right: {table: a/intrinsic.tsv, where: {model: LIN}, column: tag_f1}
+          tolerance: 1
+        inputs: [wnc_pairs, snli_pairs]
+    """
+)
+
+
+@pytest.fixture()
+def scaled(tmp_path):
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(SCALED, encoding="utf-8")
+    for study, text in (("demo", PAPER), ("cross_study", COUNTS)):
+        (tmp_path / study).mkdir()
+        (tmp_path / study / "paper.yaml").write_text(text, encoding="utf-8")
+    results = tmp_path / "results"
+    _write(results / "a/intrinsic.tsv", [
+        {"scale": "validation", "model": "BASE", "tag_f1": 60.0},
+        {"scale": "validation", "model": "LIN", "tag_f1": 70.0},
+        {"scale": "validation", "model": "NN", "tag_f1": 72.5},
+    ])
+    _write(results / "c/detector.tsv", [{"f1": 0.5, "errors": 2}])
+    _write(results / "c/bench.tsv", [
+        {"dataset": "new", "bias": 1.2, "f1": 0.6}, {"dataset": "old", "bias": 0.9, "f1": 0.7},
+    ])
+    # The run's own counts (cdaflow.scale_notes.measured_items): 1,800 WNC pairs, 4 GAP examples.
+    wnc = [{"split": "train", "pairs": 1600}, {"split": "dev", "pairs": 200}]
+    _write(results / "gap_subjective/wnc_stats.tsv", wnc)
+    _write(results / "gap_subjective/sentences/gap-test.tsv", [{"ID": f"test-{i}"} for i in range(4)])
+    return claims, results
+
+
+def test_every_claim_that_does_not_hold_says_why(scaled):
+    claims, results = scaled
+    table = ledger_table(results, load_claims(claims), scale="demo").set_index("id")
+    assert list(table["verdict"]) == [HOLDS] + [NOT_HOLDS] * 6
+    assert table.at["S1", "reason"] == ""  # a claim that holds needs no reason
+    failing = table[table["verdict"] == NOT_HOLDS]
+    for ident, row in failing.iterrows():
+        ours = row["ours"].split(" ")[0]  # the measured value, as the ours column prints it
+        assert row["reason"].startswith(f"ours {ours} "), ident
+        assert f"measured at {row['scale']} scale" in row["reason"], ident
+    # By how much it misses, the paper's figures, and the run's inputs against the paper's.
+    assert table.at["S2", "reason"] == (
+        "ours 60 (BASE tag_f1) is not above 70 (LIN tag_f1): 10 short; the paper: 67.23 vs 82.29; "
+        "measured at validation scale on 1,800 of the paper's 180,000 wnc pairs (1 %): a run this much smaller "
+        "than the paper's need not reproduce its finding, likely a scale effect"
+    )
+    assert table.at["S3", "reason"].startswith("ours 0.5 (f1) is 0.185 from 0.685, 0.135 beyond the tolerance 0.05; ")
+    assert table.at["S3", "scale"] == "demo" and "measured at demo scale on 1,800 of" in table.at["S3", "reason"]
+    assert table.at["S4", "reason"].startswith("ours 1.2 (new bias) is 0.2 from the target 1, 0.9 (old bias) 0.1; ")
+    # Nothing it reads grows with the scale, or its inputs are the paper's: not a scale effect.
+    assert table.at["S5", "reason"].startswith("ours 2 (errors) is 2 above 0; measured at demo scale; none of its")
+    assert "not a scale effect" in table.at["S5", "reason"]
+    assert "on 4 of the paper's 4 gap examples (100 %): at or near the paper's scale, so not a scale effect" in (
+        table.at["S6", "reason"]
+    )
+    assert "0.2 below 0.8, 0.1 beyond the tolerance 0.1" in table.at["S6", "reason"]
+    # An input the run's outputs do not count is named; the scale alone says a validation run is small.
+    assert "(snli pairs: not counted in this run's outputs): a run this much smaller" in table.at["S7", "reason"]
+    assert all("scale effect" in reason for reason in failing["reason"])
+
+
+def test_the_readme_section_says_why_a_claim_does_not_hold(scaled):
+    claims, results = scaled
+    text = render_section(ledger_table(results, load_claims(claims)))
+    assert "| S2 | BASE above LIN (does not hold) |" in text
+    assert "does not hold: ours 60 (BASE tag_f1) is not above 70 (LIN tag_f1): 10 short;" in text
+    assert "| **holds** |" in text
+
+
+def test_inputs_must_be_counted_items(scaled):
+    claims, _ = scaled
+    claims.write_text(SCALED.replace("inputs: [gap_examples]", "inputs: [gap_rows]"), encoding="utf-8")
+    with pytest.raises(ClaimsError, match=r"claim S6: field inputs: unknown item 'gap_rows'"):
+        load_claims(claims)
+    claims.write_text(SCALED.replace("demo: [wnc_pairs]", "demo: wnc_pairs"), encoding="utf-8")
+    with pytest.raises(ClaimsError, match=r"field inputs.demo: expected a list of item keys"):
+        load_claims(claims)

@@ -8,8 +8,10 @@
   words or in a figure, ``text``.
 * ``claims``: one entry per claim: ``id``, ``study``, ``claim`` (in words), ``paper`` (paper
   values to print as the paper's figures), ``check`` and optionally ``missing_table``
-  (why its table may be absent, e.g. an optional stage) and ``missing`` (why its row, column or
-  cell may be absent, e.g. a model that needs a dataset only available at paper scale).
+  (why its table may be absent, e.g. an optional stage), ``missing`` (why its row, column or
+  cell may be absent, e.g. a model that needs a dataset only available at paper scale) and ``inputs``.
+* ``inputs``: what each study's numbers grow with, as item keys of ``resources/cross_study/paper.yaml``
+  (``{study: [key, ...]}``; a claim's own ``inputs`` overrides its study's, ``[]``: nothing that grows).
 
 A check compares two operands: ``left``, an ``op`` and ``right`` (and ``target`` for
 ``closer_to``). Operands are a number, ``{paper: <key>}``, or a cell of a result table:
@@ -24,7 +26,11 @@ row must match; a prefix match prints the row it found, e.g. which tests a SEAT 
 * ``closer_to``: ``|left - target| < |right - target|``.
 
 The verdict is computed: ``holds``, ``does not hold``, or ``not computable here`` with the reason
-(the missing file, row or cell, and the claim's ``missing`` note).
+(the missing file, row or cell, and the claim's ``missing`` note). A claim that does not hold gets a
+computed reason too, so that a reader can tell a scale effect from a defect: by how much ours misses
+(:func:`_miss`), the paper's figures, and the scale it was measured at: the run's count of each of the
+claim's inputs against the paper's (:func:`cdaflow.scale_notes.measured_items`), and what that makes
+likely (a run far below the paper's inputs need not reproduce its finding; one at the paper's should).
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from typing import Any
 
 import pandas as pd
 
-from cdaflow import paper
+from cdaflow import paper, scale_notes
 
 __all__ = [
     "HOLDS",
@@ -55,6 +61,9 @@ __all__ = [
 ]
 
 HOLDS, NOT_HOLDS, NOT_COMPUTABLE = "holds", "does not hold", "not computable here"
+INPUTS_STUDY = "cross_study"  # the paper file whose values count each kind of input at paper scale
+# A run with less than this share of the paper's inputs is read as a small run (a scale effect is likely).
+SMALL_SHARE = 0.5
 OPS = (">", "<", ">=", "<=", "within", "closer_to")
 AGGREGATES = {"mean": "mean", "min": "min", "max": "max"}
 LEDGER_COLUMNS = (
@@ -83,6 +92,7 @@ class Claim:
     paper: tuple[str, ...] = ()
     missing: str = ""
     missing_table: str = ""
+    inputs: tuple[str, ...] | None = None  # item keys of resources/cross_study/paper.yaml its numbers grow with
 
 
 @dataclass(frozen=True)
@@ -120,6 +130,24 @@ def _operand_errors(operand: Any, where: str, paper_values: Mapping[str, Any]) -
     return problems
 
 
+def _input_errors(keys: Any, where: str, paper_values: Mapping[str, Any]) -> list[str]:
+    """Problems of an ``inputs`` list: item keys of ``resources/cross_study/paper.yaml``."""
+    if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+        return [f"{where}: expected a list of item keys of cross_study/paper.yaml"]
+    return [
+        f"{where}: unknown item {key!r} (not in cross_study/paper.yaml)"
+        for key in keys
+        if not isinstance(paper_values.get(f"{INPUTS_STUDY}.{key}", {}).get("value"), (int, float))
+    ]
+
+
+def _inputs(entry: Mapping[str, Any], study_inputs: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """A claim's inputs: its own, else its study's; None where neither is declared."""
+    if "inputs" in entry:
+        return tuple(entry["inputs"])
+    return tuple(study_inputs[entry["study"]]) if entry["study"] in study_inputs else None
+
+
 def load_claims(path: str | Path) -> Ledger:
     """The claims of `path` with the paper values of the ``<study>/paper.yaml`` files beside it
     (``resources/claims.yaml``: ``resources/<study>/paper.yaml``), checked; a malformed file raises
@@ -135,7 +163,14 @@ def load_claims(path: str | Path) -> Ledger:
         except paper.PaperError as exc:
             raise ClaimsError(str(exc)) from exc
         paper_values |= {f"{study}.{name}": entry for name, entry in values.items()}
-    claims, problems, seen = [], [], set()
+    problems: list[str] = []
+    study_inputs = data.get("inputs") or {}
+    if not isinstance(study_inputs, Mapping):
+        problems.append(f"{path}: field inputs: expected a mapping study -> [item key, ...]")
+        study_inputs = {}
+    for study, keys in study_inputs.items():
+        problems += _input_errors(keys, f"{path}: field inputs.{study}", paper_values)
+    claims, seen = [], set()
     for number, entry in enumerate(data["claims"], start=1):
         ident = entry.get("id") if isinstance(entry, Mapping) else None
         where = f"{path}: claim {ident or f'#{number}'}"
@@ -148,12 +183,14 @@ def load_claims(path: str | Path) -> Ledger:
         if ident in seen:
             problems.append(f"{where}: field id: repeated")
         seen.add(ident)
-        unknown = set(entry) - {"id", "study", "claim", "paper", "check", "missing", "missing_table"}
+        unknown = set(entry) - {"id", "study", "claim", "paper", "check", "missing", "missing_table", "inputs"}
         if unknown:
             problems.append(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
         for key in entry.get("paper") or ():
             if key not in paper_values:
                 problems.append(f"{where}: field paper: unknown paper value {key!r}")
+        if "inputs" in entry:
+            problems += _input_errors(entry["inputs"], f"{where}: field inputs", paper_values)
         check = entry.get("check") or {}
         if not isinstance(check, Mapping):
             problems.append(f"{where}: field check: expected a mapping")
@@ -178,6 +215,7 @@ def load_claims(path: str | Path) -> Ledger:
                 check=check, paper=tuple(entry.get("paper") or ()),
                 missing=" ".join(str(entry.get("missing", "")).split()),
                 missing_table=" ".join(str(entry.get("missing_table", "")).split()),
+                inputs=_inputs(entry, study_inputs),
             )
         )
     if problems:
@@ -305,8 +343,76 @@ def _side(value: float, label: str) -> str:
     return f"{_format(value)} ({label})" if label else _format(value)
 
 
-def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str = "") -> dict[str, str]:
-    """One ledger row: the claim, the paper's figures, ours, the verdict and its reason."""
+def _percent(share: float) -> str:
+    percent = 100 * share
+    return f"{percent:.0f} %" if percent >= 10 else f"{percent:.2g} %"
+
+
+def _miss(
+    check: Mapping[str, Any], left: float, right: float, target: float | None = None, labels: Sequence[str] = ("", "")
+) -> str:
+    """How ``left <op> right`` fails, and by how much (beyond the tolerance where the check has one)."""
+    op, tolerance = check["op"], float(check.get("tolerance", 0))
+    ours, reference, gap = _side(left, labels[0]), _side(right, labels[1]), abs(left - right)
+    beyond = f", {_format(gap - tolerance)} beyond the tolerance {_format(tolerance)}" if tolerance else ""
+    if op in (">", "<"):
+        word, short = ("above", "short") if op == ">" else ("below", "over")
+        return f"ours {ours} is not {word} {reference}: " + (f"{_format(gap)} {short}" if gap else "equal")
+    if op in (">=", "<="):
+        return f"ours {ours} is {_format(gap)} {'below' if op == '>=' else 'above'} {reference}{beyond}"
+    if op == "within":
+        return f"ours {ours} is {_format(gap)} from {reference}{beyond}"
+    assert target is not None
+    return (
+        f"ours {ours} is {_format(abs(left - target))} from the target {_format(target)}, "
+        f"{reference} {_format(abs(right - target))}"
+    )
+
+
+def _scale_note(
+    scale: str, inputs: Sequence[str] | None, measured: Mapping[str, float], paper_counts: Mapping[str, float]
+) -> str:
+    """The scale a claim was measured at: the run's count of each of its `inputs` (item keys) against the
+    paper's, and what that makes likely: a scale effect (under :data:`SMALL_SHARE` of the paper's inputs,
+    or a run below paper scale whose counts are unknown) or not (at the paper's inputs: a defect to look for).
+    `inputs` ``[]``: nothing the claim reads grows with the scale; None: not declared (the scale alone speaks)."""
+    at = f"at {scale} scale" if scale else "at an unstated scale"
+    if inputs is not None and not inputs:
+        return f"measured {at}; none of its inputs grows with the run's scale, so not a scale effect: look for a defect"
+    counts, shares, uncounted = [], [], []
+    for key in inputs or ():
+        have, full, name = measured.get(key), paper_counts.get(key), key.replace("_", " ")
+        if have is None or not full:
+            uncounted.append(name)
+            continue
+        shares.append(have / full)
+        counts.append(f"{have:,.0f} of the paper's {full:,.0f} {name} ({_percent(have / full)})")
+    text = f"measured {at}" + (f" on {'; '.join(counts)}" if counts else "" if inputs else " (inputs not declared)")
+    if uncounted:
+        text += f" ({', '.join(uncounted)}: not counted in this run's outputs)"
+    if shares:
+        small = min(shares) < SMALL_SHARE
+    elif scale:
+        small = scale != "paper"
+    else:
+        return f"{text}: neither the scale nor the inputs are known, so a scale effect cannot be told from a defect"
+    if small:
+        return f"{text}: a run this much smaller than the paper's need not reproduce its finding, likely a scale effect"
+    return f"{text}: at or near the paper's scale, so not a scale effect: look for a defect or a data difference"
+
+
+def evaluate(
+    claim: Claim,
+    results_dir: str | Path,
+    ledger: Ledger,
+    scale: str = "",
+    *,
+    measured: Mapping[str, float] | None = None,
+) -> dict[str, str]:
+    """One ledger row: the claim, the paper's figures, ours, the verdict and its reason.
+
+    `measured`: the run's item counts (:func:`cdaflow.scale_notes.measured_items` of `results_dir` when not
+    given), for the reason of a claim that does not hold."""
     tables = _Tables(Path(results_dir))
     paper_parts = []
     for key in claim.paper:
@@ -326,6 +432,7 @@ def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str =
         "tables": "",
     }
     check = claim.check
+    failed = ""
     try:
         left, left_label = _operand(check["left"], tables, ledger.paper_values)
         right, right_label = _operand(check["right"], tables, ledger.paper_values)
@@ -337,6 +444,7 @@ def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str =
     else:
         holds = _holds(check, left, right, target)
         row["verdict"] = HOLDS if holds else NOT_HOLDS
+        failed = "" if holds else _miss(check, left, right, target, (left_label, right_label))
         ours = f"{_side(left, left_label)} vs {_side(right, right_label)}"
         if target is not None:
             ours += f"; target {_format(target)}"
@@ -353,12 +461,24 @@ def evaluate(claim: Claim, results_dir: str | Path, ledger: Ledger, scale: str =
     )
     if scales:
         row["scale"] = ",".join(scales)
+    if failed:
+        if measured is None:
+            measured = scale_notes.measured_items(results_dir)
+        paper_counts = {
+            key.removeprefix(f"{INPUTS_STUDY}."): float(entry["value"])
+            for key, entry in ledger.paper_values.items()
+            if key.startswith(f"{INPUTS_STUDY}.") and isinstance(entry.get("value"), (int, float))
+        }
+        paper_says = f"; the paper: {row['paper_value']}" if row["paper_value"] else ""
+        row["reason"] = f"{failed}{paper_says}; {_scale_note(row['scale'], claim.inputs, measured, paper_counts)}"
     return row
 
 
 def ledger_table(results_dir: str | Path, ledger: Ledger, scale: str = "") -> pd.DataFrame:
-    """Every claim of `ledger` checked against the tables under `results_dir`."""
-    rows = [evaluate(claim, results_dir, ledger, scale) for claim in ledger.claims]
+    """Every claim of `ledger` checked against the tables under `results_dir`; a claim that does not hold
+    says why (:func:`evaluate`), from the run's item counts read once here."""
+    measured = scale_notes.measured_items(results_dir)
+    rows = [evaluate(claim, results_dir, ledger, scale, measured=measured) for claim in ledger.claims]
     return pd.DataFrame(rows, columns=list(LEDGER_COLUMNS))
 
 
@@ -386,7 +506,8 @@ def render_section(table: pd.DataFrame, *, link: str = "claims.tsv") -> str:
         "|---|---|---|---|---|---|",
     ]
     for _, row in table.iterrows():
-        verdict = row["verdict"] if row["verdict"] != NOT_COMPUTABLE else f"{row['verdict']}: {row['reason']}"
+        reason = _cell(row.get("reason"))  # does not hold / not computable here: why
+        verdict = f"{row['verdict']}: {reason}" if row["verdict"] != HOLDS and reason else row["verdict"]
         verdict = f"**{verdict}**" if row["verdict"] == HOLDS else verdict
         lines.append(
             "| "

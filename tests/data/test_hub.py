@@ -72,6 +72,6 @@ def test_hub_disabled_by_the_environment_is_said_in_one_line(tmp_path: Path, mon
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     with mock_server() as server, pytest.raises(HubError, match="HF_HUB_OFFLINE is set") as error:
         fetch_hub_model("org/tiny", tmp_path / "org--tiny", endpoint=server.base, **FAST)
-        assert not server.requests
+    assert not server.requests  # refused before any request reached the Hub
     assert "\n" not in str(error.value)
     assert not (tmp_path / "org--tiny").exists()

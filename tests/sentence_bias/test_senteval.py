@@ -266,7 +266,8 @@ def test_kfold_and_split_eval_multiclass():
     assert res["acc"] > 80 and len(res["yhat"]) == 30
     res2 = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, seed=1111)
     assert res2["C"] in REGS_SPLIT and res2["acc"] > 80
-    lb = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, classifier=ClassifierSettings(solver="lbfgs"))
+    lbfgs = ClassifierSettings(usepytorch=False, solver="lbfgs")
+    lb = split_eval(X[:80], y[:80], X[80:], y[80:], Xte, yte, classifier=lbfgs)
     assert lb["acc"] > 80
 
 

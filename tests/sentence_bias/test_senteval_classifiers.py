@@ -50,7 +50,9 @@ def test_settings_from_config_name_and_refusals():
     standard = ClassifierSettings.from_config({"usepytorch": True, "nhid": 0, "optim": "adam", "batch_size": 64})
     assert standard.usepytorch and standard.mlp == MLPSettings()
     assert standard.name() == "pytorch-MLP-nhid0-adam-bs64"
-    assert ClassifierSettings.from_config({}).name() == "sklearn-LogReg"
+    # An empty config section means what the schema's defaults mean: the toolkit's standard setting, the paper's.
+    assert ClassifierSettings.from_config({}) == standard
+    assert ClassifierSettings.from_config({"usepytorch": False}).name() == "sklearn-LogReg"
     assert ClassifierSettings.from_config({"usepytorch": True}, device="cuda", n_jobs=8).n_jobs == 1
     with pytest.raises(ValueError, match="unknown key.*nhidden"):
         ClassifierSettings.from_config({"nhidden": 50})
@@ -62,6 +64,18 @@ def test_settings_from_config_name_and_refusals():
         MLPSettings(epoch_size=0)
     with pytest.raises(ValueError, match="solver='saga'"):
         ClassifierSettings(solver="saga")
+
+
+def test_settings_defaults_are_the_config_schemas():
+    import yaml
+
+    schema = yaml.safe_load((Path(__file__).parents[2] / "workflow/schemas/config.schema.yaml").read_text())
+    section = schema["$defs"]["sentence_bias"]["properties"]["senteval"]["properties"]["classifier"]["properties"]
+    defaults = {key: entry["default"] for key, entry in section.items() if "default" in entry}
+    assert defaults["usepytorch"] is ClassifierSettings().usepytorch is True
+    mlp = MLPSettings()
+    shared = [key for key in defaults if hasattr(mlp, key)]
+    assert shared and {key: defaults[key] for key in shared} == {key: getattr(mlp, key) for key in shared}
 
 
 def test_mlp_is_seeded_and_leaves_the_global_rngs_alone():

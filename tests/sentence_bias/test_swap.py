@@ -113,9 +113,7 @@ def test_spacing_and_punctuation_preserved(swapper) -> None:
 def test_sentence_without_gender_words(swapper) -> None:
     sentence = "A dog runs through the park, chasing  a ball."
     assert swapper.swap(sentence) == (sentence, 0)
-    assert not swapper.has_gender_words(sentence)
-    assert swapper.has_gender_words("A nurse helps Mary")
-    assert swapper.has_gender_words("HIS")
+    assert swapper.swap("A nurse helps Mary")[1] > 0 and swapper.swap("HIS")[1] == 1
 
 
 def test_her_his_paper_rule(swapper) -> None:

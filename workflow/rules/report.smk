@@ -2,7 +2,9 @@
 # number beside ours and the scale that produced it (`snakemake --report` gives the HTML report).
 # Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/reporting.py. The claims ledger
 # (results/claims.tsv, first section of the README): resources/claims.yaml with the papers' numbers in
-# resources/<study>/paper.yaml, src/cdaflow/claims.py. Both cite the run's signature
+# resources/<study>/paper.yaml, src/cdaflow/claims.py; a claim that does not hold says why: by how much, the
+# paper's figures, and the run's inputs (item counts read from its outputs) against the paper's counts in
+# resources/cross_study/paper.yaml, so a scale effect reads apart from a defect. Both cite the run's signature
 # (results/signature.json: config hash, commit, package versions, devices; src/cdaflow/signature.py).
 from cdaflow.signature import config_hash
 
@@ -12,6 +14,7 @@ rule claims:
     input:
         claims="resources/claims.yaml",
         papers=[f"resources/{study}/paper.yaml" for study in STUDY_TARGETS],
+        counts="resources/cross_study/paper.yaml",  # the paper's inputs, for the reasons
         targets=all_targets(),
     output:
         ledger=study_report("results/claims.tsv", "common", "claims", category="claims"),

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from cdaflow.io.conllu import Sentence, is_multiword, words
 from cdaflow.morph_cda.language import get as language_of
-from cdaflow.morph_cda.surface import _rebuild_multiword
+from cdaflow.morph_cda.surface import rebuild_multiword
 from cdaflow.morph_cda.tags import feats_with_tag
 
 __all__ = ["counterfactual_sentence"]
@@ -40,7 +40,7 @@ def counterfactual_sentence(sentence: Sentence, result, lang: str, features: Ite
         new_parts = [by_id[i]["form"] for i in range(start, end + 1)]
         if old_parts == new_parts:
             continue
-        rebuilt = _rebuild_multiword(language_of(lang), token["form"], old_parts, new_parts)
+        rebuilt = rebuild_multiword(language_of(lang), token["form"], old_parts, new_parts)
         if len(rebuilt) == 1:
             token["form"] = rebuilt[0]
             continue

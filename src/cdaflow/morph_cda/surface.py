@@ -19,7 +19,7 @@ from cdaflow.morph_cda.language import Language, get
 from cdaflow.text.case import match_case
 from cdaflow.text.normalization import read_word
 
-__all__ = ["contract", "detokenize", "escape_spaces", "match_case", "spaces_after", "surface"]
+__all__ = ["contract", "detokenize", "escape_spaces", "match_case", "rebuild_multiword", "spaces_after", "surface"]
 
 APOSTROPHES = ("'", "\u2019")
 
@@ -33,7 +33,7 @@ def contract(lang: Language | str, parts: Sequence[str]) -> str | None:
     return match_case(first, joined) if joined else None
 
 
-def _rebuild_multiword(
+def rebuild_multiword(
     language: Language, form: str, old_parts: Sequence[str], new_parts: Sequence[str]
 ) -> list[str]:
     """New surface token(s) for a multiword token whose parts changed."""
@@ -121,7 +121,7 @@ def surface(
             start, end = token_id[0], token_id[2]
             old_parts = [by_id[i]["form"] for i in range(start, end + 1)]
             new_parts = [forms.get(i, by_id[i]["form"]) for i in range(start, end + 1)]
-            rebuilt = _rebuild_multiword(language, token["form"], old_parts, new_parts)
+            rebuilt = rebuild_multiword(language, token["form"], old_parts, new_parts)
             tokens.extend(rebuilt)
             spaces.extend([True] * (len(rebuilt) - 1) + [space])
             changed.extend([old_parts != new_parts] * len(rebuilt))

@@ -392,9 +392,6 @@ class RuleSet:
         # Table 6's footnote: a clitic the tagger missed on an infinitive still ends it.
         return tag == "VCL" or (tag == "Vinf" and token.lower().endswith(CLITIC_ENDINGS))
 
-    def _vcl_positions(self, segment: Segment) -> list[int]:
-        return [i for i, (token, tag) in enumerate(zip(segment.tokens, segment.tags)) if self._is_vcl(token, tag)]
-
     def _match(self, key: str, patterns: bool) -> tuple[str, str] | None:
         """(label, category) of a tag sequence: exact sequences first, then the extension's patterns."""
         backoff = key.replace("VMfin", "Vfin")  # a modal is a finite verb to sequences that do not name it

@@ -141,11 +141,6 @@ class AugmentCounts:
     n_output: int
     n_words_swapped: int
 
-    @property
-    def duplicated_fraction(self) -> float:
-        """Share of the above-threshold pairs that were duplicated (about 0.6 on SNLI in the paper)."""
-        return self.n_duplicated / self.n_above if self.n_above else 0.0
-
 
 def _with_sentences(pair: Any, premise: str, hypothesis: str) -> Any:
     if dataclasses.is_dataclass(pair) and not isinstance(pair, type):

@@ -313,11 +313,6 @@ class Swapper:
         pieces.append(sentence[last:])
         return "".join(pieces), count
 
-    def has_gender_words(self, sentence: str) -> bool:
-        """Whether :meth:`swap` would replace at least one token (a gender word or a given name)."""
-        tokens = tokenize(sentence)
-        return any(self._replacement(tokens, i) is not None for i in range(len(tokens)))
-
     def gender_counts(self, sentence: str) -> tuple[int, int]:
         """``(female, male)``: how many of the tokens :meth:`swap` replaces are female / male.
 

@@ -41,9 +41,10 @@ FINAL_VALIDATION_SPLIT = 0.05
 class ClassifierSettings:
     """SentEval's ``usepytorch`` and ``classifier`` dict (``nhid``, ``optim``, ...: :class:`.mlp.MLPSettings`);
     `solver` is the scikit-learn path's; `device` and `n_jobs` (the grid's fits run in parallel processes,
-    each as the toolkit runs it, so the numbers do not change) are where and how the PyTorch path trains."""
+    each as the toolkit runs it, so the numbers do not change) are where and how the PyTorch path trains.
+    The default is the toolkit's own default and the paper's setting, as in the config schema: ``usepytorch=True``."""
 
-    usepytorch: bool = False
+    usepytorch: bool = True
     solver: str = "liblinear"
     mlp: MLPSettings = field(default_factory=MLPSettings)
     device: str = "cpu"
@@ -79,7 +80,7 @@ class ClassifierSettings:
         return f"pytorch-MLP-nhid{self.mlp.nhid}-{self.mlp.optim}-bs{self.mlp.batch_size}"
 
 
-SKLEARN_LIBLINEAR = ClassifierSettings()
+SKLEARN_LIBLINEAR = ClassifierSettings(usepytorch=False)
 
 
 def make_logreg(C: float, n_classes: int, seed: int = DEFAULT_SEED, solver: str = "liblinear"):

@@ -10,7 +10,7 @@ import numpy as np
 
 from cdaflow.sentence_bias.senteval.classifiers import DEFAULT_SEED
 
-__all__ = ["encode_relatedness_labels", "pair_features", "relatedness_eval"]
+__all__ = ["encode_relatedness_labels", "pair_features", "pearson", "relatedness_eval", "spearman"]
 
 
 def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -43,7 +43,8 @@ def encode_relatedness_labels(scores: Sequence[float], n_classes: int = 5) -> np
     return out
 
 
-def _pearson(a, b) -> float:
+def pearson(a, b) -> float:
+    """Pearson r of `a` and `b`; NaN for fewer than two items or a constant side."""
     from scipy.stats import pearsonr
 
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
@@ -52,7 +53,8 @@ def _pearson(a, b) -> float:
     return float(pearsonr(a, b)[0])
 
 
-def _spearman(a, b) -> float:
+def spearman(a, b) -> float:
+    """Spearman rho of `a` and `b`; NaN for fewer than two items or a constant side."""
     from scipy.stats import spearmanr
 
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
@@ -116,7 +118,7 @@ def relatedness_eval(
                 loss.backward()
                 optimizer.step()
         n_epoch += epochs_per_round
-        pr = _pearson(predict(dev_X), dev_scores)
+        pr = pearson(predict(dev_X), dev_scores)
         pr = 0.0 if pr != pr else pr
         if pr > best_pr:
             best_pr = pr
@@ -127,11 +129,11 @@ def relatedness_eval(
             early_stop_count += 1
     model.load_state_dict(best_state)
     yhat = predict(test_X)
-    pearson, spearman = _pearson(yhat, test_scores), _spearman(yhat, test_scores)
+    test_pr, test_sr = pearson(yhat, test_scores), spearman(yhat, test_scores)
     return {
         "devpearson": best_pr,
-        "pearson": 0.0 if pearson != pearson else pearson,
-        "spearman": 0.0 if spearman != spearman else spearman,
+        "pearson": 0.0 if test_pr != test_pr else test_pr,
+        "spearman": 0.0 if test_sr != test_sr else test_sr,
         "mse": float(np.mean((yhat - np.asarray(test_scores, dtype=np.float64)) ** 2)),
         "yhat": yhat,
         "epochs": n_epoch,

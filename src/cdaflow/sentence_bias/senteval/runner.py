@@ -19,7 +19,7 @@ from cdaflow.sentence_bias.senteval.classifiers import (
     split_eval,
 )
 from cdaflow.sentence_bias.senteval.data import Split, TaskDataMissing
-from cdaflow.sentence_bias.senteval.relatedness import _pearson, _spearman, pair_features, relatedness_eval
+from cdaflow.sentence_bias.senteval.relatedness import pair_features, pearson, relatedness_eval, spearman
 from cdaflow.sentence_bias.senteval.tasks import PAPER_TASKS, TaskSpec, get_task, resolve_task_folder
 
 __all__ = ["run_senteval"]
@@ -101,7 +101,7 @@ def _evaluate(
         subsets, pearsons, spearmans, sizes = {}, [], [], []
         for name, split in data.items():
             sims = _cosine_rows(_embed(encode, split.texts, batch_size), _embed(encode, split.texts_b, batch_size))
-            pr, sr = _pearson(sims, split.labels), _spearman(sims, split.labels)
+            pr, sr = pearson(sims, split.labels), spearman(sims, split.labels)
             subsets[name] = {"pearson": pr, "spearman": sr, "n": len(split)}
             pearsons.append(pr)
             spearmans.append(sr)
