@@ -30,7 +30,7 @@ from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
 from cdaflow.morph_cda.persons import PERSONS, SpeakerRules, rules_languages, with_speakers
 from cdaflow.morph_cda.surface import escape_spaces, spaces_after
 from cdaflow.text.normalization import read_sentence, reading, written_spans
-from cdaflow.text.parsing import BACKENDS, ends_line
+from cdaflow.text.parsing import BACKENDS, ends_line, segmenter_refusal
 
 SENT_ID_PREFIX = "s"
 EXAMPLES = """\
@@ -73,8 +73,10 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="morphological counterfactual data augmentation (Study A)",
         description=(
             "Change the gender of every animate noun (found with the model's gazetteer or --gazetteer) "
-            "and of every third-person or plural personal pronoun (él/ella, nosotros, il/elle, lui/lei, "
-            "loro...; the language file's), and re-inflect the words that agree with them (Zmigrod et al. "
+            "and of the third-person or plural personal pronouns (él/ella, nosotros, il/elle, lui/lei, "
+            "loro...; the language file's) that refer to a person: one whose antecedent in the sentence "
+            "changes, or, with none there, by the language file's pronoun_referents (Spanish: always; "
+            "French: a person's predicate), and re-inflect the words that agree with them (Zmigrod et al. "
             "2019). First- and second-person singular sentences (yo, tú, je, tu) are left as they are: "
             "they name no one whose gender the sentence shows (--persons all re-genders their agreement "
             "with Study B's rules). Reads raw text (parsed with --backend) or "
@@ -158,8 +160,9 @@ def run(args: argparse.Namespace) -> int:
     read: dict[str, object] = {}
 
     def read_input() -> None:
-        refusal = raw_text_refusal(args.lang, backend) if args.format == "text" else None
-        if refusal:  # Hebrew raw text: one line before the model loads
+        refusal = (raw_text_refusal(args.lang, backend) or segmenter_refusal(args.lang, backend)
+                   if args.format == "text" else None)
+        if refusal:  # raw text that cannot be read here (Hebrew without hspell): one line before the model loads
             raise ValueError(f"--lang {args.lang}: {refusal}")
         # The input's first lines before the model loads: a missing, empty or mistaken file fails at once.
         read["input"] = conllu_input(args, "cda") if args.format == "conllu" else text_lines(args, "cda")
@@ -279,7 +282,25 @@ def _counterfactuals(sentences, gazetteer, generator, args) -> Iterator[tuple[ob
             generator.generate([s for s, _ in with_nouns], [g for _, g in with_nouns]) if with_nouns else []
         )
         for sentence, group in chunk:
-            yield sentence, next(results) if group else None
+            yield sentence, _final_letters(next(results), generator.lang) if group else None
+
+
+def _final_letters(result, lang: str):
+    """`result` with its changed words spelled with the language's final letters (he.yaml
+    ``multiword.final_letters``): a form built by appending an ending to a word that ends in a final
+    letter (עייף + ה) has it inside (עייףה -> עייפה), and a form cut short needs one (ילדמ -> ילדם)."""
+    finals = languages.load(lang).multiword.get("final_letters")
+    if not finals:
+        return result
+    from cdaflow.text.hebrew import spell_final_letters
+
+    for i in result.changed:
+        form = result.forms[i]
+        spelled = spell_final_letters(form, finals)
+        if spelled != form:
+            result.forms[i] = spelled
+            result.counterfactual = result.counterfactual.replace(form, spelled)
+    return result
 
 
 def _with_options(pairs, people, animals, speakers, generator, args) -> Iterator[tuple[object, object]]:

@@ -154,6 +154,8 @@ class CounterfactualGenerator:
             if ws[index]["deprel"] == "expl:subj":  # spaCy's French personal il: a subject
                 ws[index]["deprel"] = "nsubj"
         nouns = set(nouns)
+        _attach_detached_predicate(ws)
+        _unhang_from_prefixes(ws, nouns, self.language.prefix_words)
         _uninvert_noun_phrases(ws, nouns)
         _attach_nouns_and_determiners(ws, nouns)
         self._attach_postnominal_possessives(ws)
@@ -188,7 +190,8 @@ class CounterfactualGenerator:
                 or (w["upos"] == "PROPN" and w["form"].islower() and relation(w["deprel"]) in ("amod", "xcomp"))
                 # a modifier of a noun tagged a verb that is no participle: an adjective whose ending
                 # looks like a gerund (spaCy: un chico estupendo/VERB Ger), so that it changes with its noun
-                or (w["upos"] == "VERB" and relation(w["deprel"]) == "amod" and feats.get("VerbForm") != "Part"
+                # or a past participle tagged an adverb (spaCy: un homme vêtu/ADV de noir)
+                or (w["upos"] in ("VERB", "ADV") and relation(w["deprel"]) == "amod" and feats.get("VerbForm") != "Part"
                     and head is not None and head["upos"] in ("NOUN", "PROPN"))
                 or self._predicative_slip(w, head, relations)
             )
@@ -402,7 +405,8 @@ class CounterfactualGenerator:
     def frozen(self, ws: Sequence[dict]) -> list[bool]:
         """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
         language's ``perfect_auxiliaries`` and no copula or passive auxiliary goes with it), and a
-        participle that is itself an auxiliary (*ha sido*, *a été*)."""
+        participle that is itself an auxiliary (*ha sido*, *a été*), and a present participle but after a
+        copula (*jouissant de*: a verb form with no gender; *est souriante*: an adjective)."""
         children: dict[int, list[dict]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), []).append(w)
@@ -416,6 +420,11 @@ class CounterfactualGenerator:
                 out.append(True)
                 continue
             auxiliaries = [c for c in children.get(int(w["id"]), []) if relation(c["deprel"]) in ("aux", "cop")]
+            if (w["feats"] or {}).get("Tense") == "Pres":
+                # a present participle (jouissant de) has no gender; after a copula it is an
+                # adjective (est souriante)
+                out.append(not any(relation(c["deprel"]) == "cop" for c in auxiliaries))
+                continue
             perfect = any((c["lemma"] or "").lower() in self.language.perfect_auxiliaries for c in auxiliaries)
             be = any(
                 relation(c["deprel"]) == "cop"
@@ -515,8 +524,11 @@ class CounterfactualGenerator:
             # MAP re-reads the whole sentence: a word no intervened one reaches keeps its tag
             for b, (ws, group) in enumerate(zip(analysed, interventions)):
                 reached = agreement_reach(ws, [i.index for i in group])
+                given = {i.index for i in group}
                 for index in range(len(ws)):
-                    if index not in reached:
+                    # a personal pronoun's gender is its referent's: only an intervention changes it,
+                    # never agreement (an impersonal il reached from a changed noun is no "ile")
+                    if index not in reached or (index not in given and self._personal_pronoun(ws[index])):
                         predicted[b, index] = int(encoded[b].tags[index])
         else:
             predicted = batch.tags.clone().cpu()
@@ -577,6 +589,11 @@ class CounterfactualGenerator:
                 )
             )
         return out
+
+    def _personal_pronoun(self, word: dict) -> bool:
+        """Whether a word is one of the language file's personal pronouns, in any relation."""
+        form = (word["form"] or "").lower()
+        return word["upos"] == "PRON" and any(form in pronoun.forms.values() for pronoun in self.language.pronouns)
 
     def _alternate(self, ws: list[dict], forms: list[str], tags: list[Tag], changed: list[int]) -> list[int]:
         """The forms words take before the next word (*le acteur* -> *l'acteur*, *la amie* ->
@@ -710,6 +727,52 @@ class CounterfactualGenerator:
         return self.language.article(gender, number) or article
 
 
+def _attach_detached_predicate(ws: list[dict]) -> None:
+    """A participle or adjective opening the sentence, with no subject or auxiliary of its own and
+    set off by a comma, is said of the next clause's subject (*Annoncé comme favori, il souligne*:
+    spaCy makes *Annoncé* the root and *souligne* its parataxis): it becomes an adverbial clause of that
+    clause's verb, so that it agrees with the subject."""
+    first = next((i for i, w in enumerate(ws) if w["upos"] not in ("PUNCT", "SYM")), None)
+    if first is None:
+        return
+    opener = ws[first]
+    if not (opener["upos"] == "ADJ" or (opener["feats"] or {}).get("VerbForm") == "Part"):
+        return
+    if any(w["head"] == opener["id"] and relation(w["deprel"]) in ("nsubj", "aux", "cop", "det") for w in ws):
+        return
+    comma = next((i for i in range(first + 1, len(ws)) if ws[i]["form"] == ","), None)
+    if comma is None:
+        return
+    subject = next((i for i in range(comma + 1, len(ws)) if relation(ws[i]["deprel"]) == "nsubj"
+                    and ws[i]["upos"] in ("NOUN", "PROPN", "PRON") and not _is_relative_word(ws[i])), None)
+    if subject is None:
+        return
+    verb = next((w for w in ws if w["id"] == ws[subject]["head"]), None)
+    if verb is None or verb is opener or ws.index(verb) < comma or _below(opener, verb, ws):
+        return
+    if _below(verb, opener, ws):  # the clause hangs under the opener: it takes the opener's place
+        verb["head"], verb["deprel"] = opener["head"], opener["deprel"]
+    opener["head"], opener["deprel"] = verb["id"], "advcl"
+
+
+def _unhang_from_prefixes(ws: list[dict], nouns: Collection[int], prefixes: Collection[str]) -> None:
+    """A person noun hung under a prefix word before it (the language file's ``prefix_words``;
+    spaCy: *del ex ministro* with *ex* the noun and *ministro* its compound) heads the phrase, with
+    the prefix's place in the tree and its dependents (*del*), so that they change with it (*de la ex
+    ministra*); the prefix becomes its modifier."""
+    for index in nouns:
+        if index == 0 or (ws[index - 1]["form"] or "").lower() not in prefixes:
+            continue
+        w, prefix = ws[index], ws[index - 1]
+        if w["head"] != prefix["id"]:
+            continue
+        w["head"], w["deprel"] = prefix["head"], prefix["deprel"]
+        prefix["head"], prefix["deprel"], prefix["upos"] = w["id"], "amod", "ADJ"
+        for other in ws:
+            if other is not w and other is not prefix and other["head"] == prefix["id"]:
+                other["head"] = w["id"]
+
+
 def _uninvert_noun_phrases(ws: list[dict], nouns: Collection[int] = ()) -> None:
     """A noun attached as ``amod`` of an adjective, or a person noun attached as ``amod`` of
     another word of its phrase, heads it instead, with its place in the tree and its determiners
@@ -754,14 +817,15 @@ def _attach_nouns_and_determiners(ws: list[dict], nouns: Collection[int]) -> Non
                 before["head"], before["deprel"] = w["id"], "det"
         # the determiners and adjectives right before it are its own: one hung on another
         # (spaCy: *Nuestros propios vecinos* with *propios* under *Nuestros*) modifies the noun
+        # and a numeral among them (spaCy: *los 16.000 socios* with *los* under the number)
         start = index
-        while start > 0 and ws[start - 1]["upos"] in ("DET", "ADJ"):
+        while start > 0 and ws[start - 1]["upos"] in ("DET", "ADJ", "NUM"):
             start -= 1
         run = {ws[k]["id"] for k in range(start, index)}
         for k in range(start, index):
             if ws[k]["head"] in run:
                 ws[k]["head"] = w["id"]
-                ws[k]["deprel"] = "det" if ws[k]["upos"] == "DET" else "amod"
+                ws[k]["deprel"] = {"DET": "det", "NUM": "nummod"}.get(ws[k]["upos"], "amod")
 
 
 def _below(node: dict, ancestor: dict, ws: list[dict]) -> bool:
@@ -858,6 +922,8 @@ def interventions_for(
     ws = words(sentence)
     in_names = name_parts(ws, generator.language)
     named = named_by_a_full_name(ws) | predicates_of_a_fixed_subject(ws, gazetteer, generator.language, sentence)
+    named |= _apposed(ws, named)
+    pronouns: list[Intervention] = []  # kept where they name a person (pronoun_referents), once the nouns are known
     for index, word in enumerate(ws):
         if in_names[index] or index in named:
             continue
@@ -866,9 +932,15 @@ def interventions_for(
         if not found:
             pronoun = pronoun_intervention(index, word, sentence, generator, direction)
             if pronoun is not None:
-                out.append(pronoun)
+                pronouns.append(pronoun)
+            continue
+        if (_modifies_a_thing(index, ws, gazetteer, generator) or _apposed_to_a_thing(index, ws, gazetteer)
+                or _in_a_compound(index, ws, gazetteer) or _bare_after(index, ws, generator.language.no_person_after)):
             continue
         found = _by_sense(found, noun, ws, gazetteer, generator.language)
+        if (found.kind == "common" and found.gender == "Masc" and found.number == "Sing"
+                and found.lemma in generator.language.feminine_singular_things):
+            continue  # la policía: the force, not a policewoman (the language file's feminine_singular_things)
         new_lemma, new_gender = found.lemma, found.gender
         if (direction == "to-fem" and new_gender != "Fem") or (
             direction == "to-masc" and new_gender != "Masc"
@@ -886,6 +958,10 @@ def interventions_for(
             if not any(sub.startswith("Number=") for sub in intervention.tag):
                 intervention.tag = tuple(sorted((*intervention.tag, f"Number={found.number}")))
         out.append(intervention)
+    if pronouns:
+        people = pronoun_referents(ws, [p.index for p in pronouns], {i.index for i in out}, gazetteer, generator)
+        out += [p for p in pronouns if p.index in people]
+        out.sort(key=lambda i: i.index)
     return out
 
 
@@ -933,7 +1009,7 @@ def pronoun_intervention(
         return None
     language = generator.language
     match = language.pronoun(word["form"], word["deprel"] or "")
-    if match is None or _impersonal(word, words(sentence), language):
+    if match is None or _impersonal(word, words(sentence), language, generator):
         return None
     pronoun, gender = match
     ws = words(sentence)
@@ -952,6 +1028,192 @@ def pronoun_intervention(
     if not any(sub.startswith("Number=") for sub in intervention.tag):
         intervention.tag = tuple(sorted((*intervention.tag, f"Number={pronoun.number}")))
     return intervention
+
+
+SUBJECT = ("nsubj", "expl")
+# The relations a subject pronoun's antecedent is looked for in, in turn: a subject goes on with the
+# subject before it (*Le 6 mai, il démissionne* is not the month), else with an object or apposition,
+# else with a person noun anywhere before it (*Commentaire du président : il n'accepte pas*; None: any
+# relation, person nouns only).
+ANTECEDENT_PASSES = (("nsubj", "expl"), ("obj", "iobj", "appos", "xcomp"), None)
+# What shares a predicate's subject when it has none of its own (*Annoncé comme favori, il souligne*).
+SHARED_SUBJECT = ("xcomp", "advcl", "conj", "acl")
+
+
+def pronoun_referents(
+    ws: Sequence[dict], pronouns: Sequence[int], intervened: Collection[int], gazetteer: Gazetteer, generator
+) -> set[int]:
+    """The pronouns (0-based indices of personal pronouns of the language file) that name a person
+    whose gender the counterfactual changes: the paper intervenes on animate nouns, and a
+    pronoun is one only through what it refers to.
+
+    A first- or second-person pronoun (*nous*, *nosotras*) names the speaker or addressee: a person.
+    A third-person one follows its antecedent, the nearest noun before it with its gender and number:
+    it changes with an intervened noun (*Un homme est entré et il m'a demandé*), not with a thing
+    (*Ce village ... dans lequel il jouxte*), an epicene or a person whose gender is kept. For a
+    subject pronoun the nearest subject is taken first, then the nearest object or apposition; for
+    another pronoun, the nearest noun (*cousues entre elles*: the pieces). An earlier pronoun of the
+    same gender and number on the way is the same referent (a chain). A name is never changed, nor
+    what agrees with it or is predicated of it (:func:`predicates_of_a_fixed_subject`), so a
+    pronoun whose antecedent is a name keeps its gender too (*Paul Pelliot (né ...) est un
+    linguiste ..., il*; *M. Karoubi, bloqué chez lui*), as does one whose antecedent is a name with
+    an article, a thing's (*La DeLorean ... elle sert*).
+
+    A chain with no antecedent in the sentence (*Il démissionna*, *Elle a le statut de ville*) is
+    decided by the language file's ``pronoun_referents.bare``: "person" (Spanish, Italian: an overt
+    pronoun names a person; a thing's subject goes unsaid), or "cues" (French, where *il* and *elle*
+    are as often a town, a bridge or a company as a person): a person only where the sentence says so
+    of one of its pronouns (:func:`person_cue`).
+    """
+    language = generator.language
+    features: dict[int, tuple[str | None, str]] = {}
+    for p in pronouns:
+        match = language.pronoun(ws[p]["form"], ws[p]["deprel"] or "")
+        features[p] = (match[1], match[0].number) if match else (None, "")
+    people: set[int] = set()
+    chain_of: dict[int, int] = {}  # a pronoun with no antecedent noun -> the first pronoun of its chain
+    for p in pronouns:
+        gender, number = features[p]
+        if gender is None or (ws[p]["feats"] or {}).get("Person") in ("1", "2"):
+            people.add(p)  # nous, vous, nosotras: the speaker's or addressee's gender, shown only by agreement
+            continue
+        antecedent = _antecedent(p, ws, gender, number, features, gazetteer, language.bare_pronouns == "person")
+        if antecedent is None:
+            chain_of[p] = p
+        elif antecedent in features:  # an earlier pronoun: its referent
+            if antecedent in chain_of:
+                chain_of[p] = chain_of[antecedent]
+            elif antecedent in people:
+                people.add(p)
+        elif antecedent in intervened:
+            people.add(p)
+    chains: dict[int, list[int]] = {}
+    for p, first in chain_of.items():
+        chains.setdefault(first, []).append(p)
+    for members in chains.values():
+        if language.bare_pronouns == "person" or any(person_cue(p, ws, gazetteer, generator) for p in members):
+            people.update(members)
+    return people
+
+
+def _antecedent(
+    p: int, ws: Sequence[dict], gender: str, number: str, pronouns: dict[int, tuple], gazetteer: Gazetteer,
+    persons_only: bool = False,
+) -> int | None:
+    """The antecedent of pronoun `p` (see :func:`pronoun_referents`): a noun's or an earlier
+    pronoun's or a name's index, or None (none in the sentence). `persons_only`: a subject pronoun
+    names a person (Spanish: a thing's subject goes unsaid), so only a person noun is its antecedent
+    (*el desencanto ... aunque él afirma*: the minister before it)."""
+    subject = relation(ws[p]["deprel"]) in SUBJECT
+    passes = ANTECEDENT_PASSES if subject else (None,)
+    for relations in passes:
+        for j in range(p - 1, -1, -1):
+            w = ws[j]
+            if relations is not None and relation(w["deprel"]) not in relations:
+                continue
+            if subject and (relations is None or persons_only) and w["upos"] == "NOUN" and not (
+                    gazetteer.lookup(w) is not None or gazetteer.is_epicene(w)):
+                continue
+            if subject and relations is None and w["upos"] != "NOUN" and j not in pronouns:
+                continue
+            if j in pronouns:
+                if pronouns[j][0] is not None and pronouns[j] == (gender, number):
+                    return j
+                continue
+            if w["upos"] not in ("NOUN", "PROPN") or not _may_be(w, gender, number, gazetteer):
+                continue
+            if w["upos"] == "PROPN" and not (w["form"] or "").islower():
+                if relations == ANTECEDENT_PASSES[1]:
+                    continue  # a name as an object (*rejoindre Clermont*) is a place as often as a person
+                return _named_by(j, ws, gazetteer)
+            return j
+    return None
+
+
+def _named_by(j: int, ws: Sequence[dict], gazetteer: Gazetteer) -> int:
+    """The person noun a name stands beside, when one does (in apposition, as its predicate, or as a
+    second subject of the same verb: spaCy's *Le président du club, Angel Torres, a déclaré*); else
+    the name itself. A pronoun whose antecedent is that name follows the noun."""
+    name = ws[j]
+    copulas = {c["head"] for c in ws if relation(c["deprel"]) == "cop"}
+    for k, w in enumerate(ws):
+        if k == j or w["upos"] != "NOUN" or (gazetteer.lookup(w) is None and not gazetteer.is_epicene(w)):
+            continue
+        apposed = (relation(w["deprel"]) == "appos" and w["head"] == name["id"]) or (
+            relation(name["deprel"]) in ("appos", "flat") and name["head"] == w["id"])
+        predicate = relation(name["deprel"]) == "nsubj" and name["head"] == w["id"] and w["id"] in copulas
+        cosubject = relation(name["deprel"]) == relation(w["deprel"]) == "nsubj" and name["head"] == w["head"]
+        if apposed or predicate or cosubject:
+            return k
+    return j
+
+
+def _may_be(word: dict, gender: str, number: str, gazetteer: Gazetteer) -> bool:
+    """Whether a noun may be what a pronoun of that gender and number refers to: its features do not
+    say otherwise (a common-gender person noun without a gender may be either)."""
+    feats = word["feats"] or {}
+    if feats.get("Number") not in (None, number):
+        return False
+    if feats.get("Gender") in GENDER_SWAP:
+        return feats["Gender"] == gender
+    return word["upos"] == "PROPN" or gazetteer.lookup(word) is not None
+
+
+def person_cue(p: int, ws: Sequence[dict], gazetteer: Gazetteer, generator) -> bool:
+    """Whether the sentence says that pronoun `p` names a person: a preposition of the language
+    file's ``person_prepositions`` before it (*chez lui*, *selon elle*); it is the subject of a
+    person noun (*il est l'auteur*, *il était membre*); its predicate, or one sharing its subject, is
+    one of the language file's ``person_predicates`` (*il démissionna*, *elle est fatiguée*, *dîner avec
+    elle*) or has a person noun as its predicate (*élu maire*, *travaille comme serveur*)."""
+    language = generator.language
+    position = {int(w["id"]): i for i, w in enumerate(ws)}
+    children: dict[int, list[int]] = {}
+    for i, w in enumerate(ws):
+        children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+
+    def person(i: int) -> bool:
+        w = ws[i]
+        return w["upos"] in ("NOUN", "PROPN") and (gazetteer.lookup(w) is not None or gazetteer.is_epicene(w))
+
+    if any(relation(ws[c]["deprel"]) == "case" and ws[c]["form"].lower() in language.person_prepositions
+           for c in children.get(p, [])):
+        return True
+    head = position.get(int(ws[p]["head"] or 0))
+    if head is None:
+        return False
+    if relation(ws[p]["deprel"]) in SUBJECT and person(head):
+        return True
+    predicates, k = [head], 0
+    while k < len(predicates):  # the head and what shares its subject
+        for c in children.get(predicates[k], []):
+            if relation(ws[c]["deprel"]) in SHARED_SUBJECT and ws[c]["upos"] in ("VERB", "AUX", "ADJ") and not any(
+                    relation(ws[g]["deprel"]) in SUBJECT for g in children.get(c, [])):
+                predicates.append(c)
+        k += 1
+    for q in predicates:
+        # a participle beside the head says nothing of the subject by its lemma (autrement dit)
+        participle = q != head and (ws[q]["feats"] or {}).get("VerbForm") == "Part"
+        if not participle and _lemmas(ws[q], generator) & language.person_predicates:
+            return True
+        passive = any(ws[g]["deprel"] == "aux:pass" for g in children.get(q, []))
+        for c in children.get(q, []):
+            marked = any(ws[g]["form"].lower() in language.predicate_markers for g in children.get(c, []))
+            # a passive verb's "object" is its predicative (spaCy: est désignée meilleure joueuse/obj)
+            predicative = relation(ws[c]["deprel"]) == "xcomp" or (passive and relation(ws[c]["deprel"]) == "obj")
+            if (predicative or marked) and person(c):
+                return True
+    return False
+
+
+def _lemmas(word: dict, generator) -> set[str]:
+    """A word's lemma and form, and with the lexicon check the stems the dictionary gives its form
+    (spaCy lemmatises *manque* as a noun)."""
+    form = (word["form"] or "").lower()
+    out = {form, (word["lemma"] or "").lower()}
+    if generator.hunspell is not None and form:
+        for analysis in generator.hunspell.analyses([form]).get(form, ()):
+            out.update(field[3:] for field in analysis if field.startswith("st:"))
+    return out
 
 
 # Clauses of their own: a word under one of these with a subject of its own agrees with that subject.
@@ -1005,9 +1267,10 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
         return bool(found) and not any(o in interventions for o in found)
 
     def own_subject(i: int) -> bool:
+        # an expletive subject closes its clause too (spaCy's French *il* of *il fallait* is expl:subj)
         return any(
-            relation(ws[c]["deprel"]) in ("nsubj", "csubj") and ws[c]["upos"] in NOMINALS
-            and not _is_relative_word(ws[c])
+            (relation(ws[c]["deprel"]) in ("nsubj", "csubj") or ws[c]["deprel"] == "expl:subj")
+            and ws[c]["upos"] in NOMINALS and not _is_relative_word(ws[c])
             for c in children.get(i, [])
         )
 
@@ -1122,6 +1385,87 @@ def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
     return out
 
 
+def _modifies_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer, generator) -> bool:
+    """A person noun used as an adjective of a thing noun before it (*el grupo inversor*, *le pays
+    producteur*): it names no person. The noun before is a thing's: no person noun, and no
+    adjective the reinflection lexicon attests (*Cette nouvelle voisine*: a parser's inversion)."""
+    word = ws[index]
+    head = next((k for k, w in enumerate(ws) if w["id"] == word["head"]), None)
+    if head is None or head > index or ws[head]["upos"] != "NOUN":
+        return False
+    # an amod, or an apposition right after the noun with no determiner of its own (spaCy: grupo
+    # inversor/appos); la madre, la directora after a comma is a real apposition
+    bare = head == index - 1 and not any(w["head"] == word["id"] and relation(w["deprel"]) == "det" for w in ws)
+    if not (relation(word["deprel"]) == "amod" or (relation(word["deprel"]) == "appos" and bare)):
+        return False
+    thing = ws[head]
+    if gazetteer.lookup(thing) is not None or gazetteer.is_epicene(thing):
+        return False
+    return generator._attested_adjective((thing["form"] or "").lower()) is None
+
+
+def _in_a_compound(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> bool:
+    """A word joined by a hyphen, with no space, to a word that is no person noun: part of a compound
+    the parser split (*le chef-lieu*: a town, not a chef); two person nouns so joined are two
+    persons' names of one (*auteur-compositeur*), and a compound the gazetteer lists whole
+    (*grand-mère*) is one word."""
+    def glued(left: int) -> bool:  # no space between words left and left + 1
+        return 0 <= left < len(ws) - 1 and (ws[left].get("misc") or {}).get("SpaceAfter") == "No"
+
+    def thing(k: int) -> bool:
+        return 0 <= k < len(ws) and gazetteer.lookup(ws[k]) is None and not gazetteer.is_epicene(ws[k])
+
+    after = index + 2 < len(ws) and ws[index + 1]["form"] == "-" and glued(index) and glued(index + 1)
+    before = index > 1 and ws[index - 1]["form"] == "-" and glued(index - 2) and glued(index - 1)
+    return (after and thing(index + 2)) or (before and thing(index - 2))
+
+
+def _bare_after(index: int, ws: Sequence[dict], words_before: Collection[str]) -> bool:
+    """A person noun right after one of the language file's ``no_person_after`` with no determiner
+    (fr *rédacteur en chef*, *en breton*: a rank, a language), naming no one."""
+    return (index > 0 and (ws[index - 1]["form"] or "").lower() in words_before
+            and not any(w["head"] == ws[index]["id"] and relation(w["deprel"]) == "det" for w in ws))
+
+
+def _apposed_to_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> bool:
+    """A person noun in apposition with a thing's noun phrase (after a comma, a common noun with an
+    article, no person noun): both name that thing (*los actuales dueños, el grupo japonés Sogo*: a company)."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    for i, w in enumerate(ws):
+        if relation(w["deprel"]) != "appos" or int(w["head"] or 0) not in position:
+            continue
+        head = position[int(w["head"])]
+        other = head if i == index else i if head == index else None
+        if other is None or ws[other]["upos"] != "NOUN":
+            continue
+        # an apposition set off by a comma, with an article: a parser's slip (*Un vecino nuestro
+        # trabaja* with *trabaja* a noun) is neither
+        comma = any(ws[k]["form"] == "," for k in range(min(index, other) + 1, max(index, other)))
+        article = any(c["head"] == ws[other]["id"] and relation(c["deprel"]) == "det"
+                      and (c["feats"] or {}).get("PronType") == "Art" for c in ws)
+        if comma and article and gazetteer.lookup(ws[other]) is None and not gazetteer.is_epicene(ws[other]):
+            return True
+    return False
+
+
+def _apposed(ws: Sequence[dict], fixed: set[int]) -> set[int]:
+    """Nouns (0-based) in apposition with a noun whose gender is kept, along apposition arcs either
+    way: they name the same person (*un bienfaiteur de la fabrique, l'abbé Épiphane Lapointe*; *el primer
+    ministro francés, el socialista Lionel Jospin*)."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    arcs = [(i, position[int(w["head"])]) for i, w in enumerate(ws)
+            if relation(w["deprel"]) == "appos" and int(w["head"] or 0) in position]
+    out, stack = set(), list(fixed)
+    while stack:
+        i = stack.pop()
+        for a, b in arcs:
+            for this, other in ((a, b), (b, a)):
+                if this == i and other not in fixed and other not in out and ws[other]["upos"] in ("NOUN", "ADJ"):
+                    out.add(other)
+                    stack.append(other)
+    return out
+
+
 def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, language, sentence=None) -> set[int]:
     """Predicate nouns (0-based) that denote a subject whose gender the counterfactual keeps: a
     name (*Juan es un buen panadero*), the speaker or the addressee (*Je suis le nouveau serveur*,
@@ -1131,12 +1475,33 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
     (*Aquél*: the language file's paradigms) is no name."""
     position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
     copulas = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "cop"}
+    children: dict[int, list[int]] = {}
+    for i, w in enumerate(ws):
+        children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+
+    def predicates(head: int) -> list[int]:
+        """The predicate nouns of a clause headed by `head` said of its subject: the head after a
+        copula; a predicative complement (*fue elegida concejala*, *élue conseillère*, an object of a
+        passive verb); and those of
+        a coordinated clause with no subject of its own (*comió con él y fue su compañero*)."""
+        found = [head] if int(ws[head]["id"]) in copulas and ws[head]["upos"] in ("NOUN", "PROPN", "ADJ") else []
+        for c in children.get(head, []):
+            rel = relation(ws[c]["deprel"])
+            # one of a group: *est un des héros*, *es uno de los jugadores* (the group's noun)
+            if (int(ws[head]["id"]) in copulas and ws[head]["upos"] in ("PRON", "NUM") and rel == "nmod"
+                    and ws[c]["upos"] == "NOUN"):
+                found.append(c)
+            passive = any(ws[g]["deprel"] == "aux:pass" for g in children.get(head, []))
+            if (rel == "xcomp" or (rel == "obj" and passive)) and ws[c]["upos"] in ("NOUN", "PROPN", "ADJ"):
+                found.append(c)  # a passive verb's "object" is its predicative (a parser's slip)
+            elif rel == "conj" and not any(relation(ws[g]["deprel"]) == "nsubj" for g in children.get(c, [])):
+                found += predicates(c)
+        return found
+
     out: set[int] = set()
     for w in ws:
-        predicate = position.get(int(w["head"] or 0))
-        if predicate is None or relation(w["deprel"]) != "nsubj" or int(ws[predicate]["id"]) not in copulas:
-            continue
-        if ws[predicate]["upos"] not in ("NOUN", "PROPN", "ADJ"):
+        head = position.get(int(w["head"] or 0))
+        if head is None or relation(w["deprel"]) != "nsubj":
             continue
         feats = w["feats"] or {}
         fixed = (
@@ -1145,7 +1510,7 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
                 and language.paradigm_tag(w["form"]) is None and language.pronoun(w["form"], w["deprel"] or "") is None)
         )
         if fixed:
-            out.add(predicate)
+            out.update(predicates(head))
     stack = list(out)
     while stack:  # and the predicate's conjuncts: Juan es carpintero y panadero
         i = stack.pop()
@@ -1156,27 +1521,55 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
     return out
 
 
-def _impersonal(word: dict, ws: list[dict], language) -> bool:
+def _impersonal(word: dict, ws: list[dict], language, generator=None) -> bool:
     """A subject pronoun of an impersonal verb (fr *il faut*, *il pleut*, *il y a*, *il est
-    probable que*, *il fait beau*, *il est temps*: the language file's ``impersonal``)."""
+    probable que*, *il fait beau*, *il est temps*, *il est capital de*: the language file's
+    ``impersonal``), or of a verb of its ``impersonal.through`` whose infinitive is one (*il devrait
+    y avoir*). With the lexicon check the dictionary's stems of the verb count as its lemma (spaCy:
+    *manque* lemmatised as the noun)."""
     head = next((w for w in ws if w["id"] == word["head"]), None)
     if head is None or relation(word["deprel"]) not in ("nsubj", "expl"):
         return False
+    seen = 0
+    while head is not None and seen < len(ws):
+        if _impersonal_predicate(head, ws, language, generator):
+            return True
+        lemmas = _lemmas(head, generator) if generator is not None else {(head["lemma"] or "").lower()}
+        if not lemmas & language.impersonal_through:
+            return False
+        head = next((w for w in ws if w["head"] == head["id"] and relation(w["deprel"]) == "xcomp"
+                     and w["upos"] in ("VERB", "AUX")), None)
+        seen += 1
+    return False
+
+
+def _impersonal_predicate(head: dict, ws: list[dict], language, generator) -> bool:
+    """Whether `head` makes its subject pronoun impersonal (see :func:`_impersonal`)."""
     lemma = (head["lemma"] or "").lower()
-    if lemma in language.impersonal_verbs:
+    lemmas = _lemmas(head, generator) if generator is not None else {lemma}
+    if lemmas & language.impersonal_verbs:
         return True
     dependents = [w for w in ws if w["head"] == head["id"]]
-    clitic = language.impersonal_clitics.get(lemma)
-    if clitic and any(w["form"].lower() == clitic for w in dependents):
+    forms = {(w["form"] or "").lower() for w in dependents}
+    if any(language.impersonal_clitics.get(verb) in forms for verb in lemmas):
         return True
     if any((w["deprel"] or "") in language.impersonal_clauses for w in dependents):
+        return True
+    # an adjective or noun of the file's with_clause whose subject is a clause (il est capital de
+    # partir, il est important que), not a person (il est important)
+    clause_relations = ("dep", "ccomp", "xcomp", "advcl", "csubj", "acl")
+    clause = any(w["upos"] in ("VERB", "AUX") and relation(w["deprel"]) in clause_relations
+                 and any(m["head"] == w["id"] and relation(m["deprel"]) == "mark" for m in ws) for w in dependents)
+    copulas = {(w["lemma"] or "").lower() for w in dependents if relation(w["deprel"]) == "cop"}
+    if clause and any((head["form"] or "").lower() in language.impersonal_with_clause.get(verb, frozenset())
+                      or lemma in language.impersonal_with_clause.get(verb, frozenset()) for verb in copulas):
         return True
     # weather and time: the verb or the copula, and one of its words as the predicate or beside it,
     # without a preposition (il est temps, not il est à temps: someone on time)
     if any(relation(w["deprel"]) == "case" for w in dependents):
         return False
-    verbs = {lemma} | {(w["lemma"] or "").lower() for w in dependents if relation(w["deprel"]) == "cop"}
-    words_there = {lemma, (head["form"] or "").lower()} | {(w["form"] or "").lower() for w in dependents}
+    verbs = lemmas | copulas
+    words_there = {lemma, (head["form"] or "").lower()} | forms
     return any(language.impersonal_words.get(verb, frozenset()) & words_there for verb in verbs)
 
 

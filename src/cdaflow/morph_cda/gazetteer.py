@@ -266,6 +266,10 @@ class Gazetteer:
         elif form in self.to_fem:
             found = (form, self._shared_gender(form, word, sentence), "Sing")
         elif form in self.to_masc:
+            # a feminine form the parser calls masculine is a homograph, a thing (fr *son martyre*:
+            # martyrdom), not the woman
+            if gender == "Masc" and not self._context_gender(word, sentence) == "Fem":
+                return None
             found = (self.to_masc[form], "Fem", "Sing")
         elif (form, "Masc") in singular_of:
             masc = singular_of[(form, "Masc")]

@@ -142,6 +142,17 @@ class Language:
     # a noun whose counterpart depends on its sense: feminine -> (masculine with a possessor, without
     # one): femme -> (mari, homme), fille -> (fils, garçon)
     sense_counterparts: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # a third-person pronoun with no antecedent in the sentence: "person" or "cues" (see the schema)
+    bare_pronouns: str = "person"
+    person_predicates: frozenset[str] = frozenset()  # lemmas only a person is the subject of
+    person_prepositions: frozenset[str] = frozenset()  # chez lui: a person
+    predicate_markers: frozenset[str] = frozenset()  # travaille comme serveur
+    # copula lemma -> predicates impersonal with a clause (être: important: il est important de partir)
+    impersonal_with_clause: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    no_person_after: frozenset[str] = frozenset()  # fr en: rédacteur en chef, en breton
+    prefix_words: frozenset[str] = frozenset()  # ex: a word before a noun that a parser may make its head
+    feminine_singular_things: frozenset[str] = frozenset()  # la policía: the force, not a person
+    impersonal_through: frozenset[str] = frozenset()  # verbs whose infinitive decides (il devrait y avoir)
 
     @property
     def spacy(self) -> str | None:
@@ -336,6 +347,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         for i, rule in enumerate(data["plurals"])
     )
     impersonal = data.get("impersonal", {})
+    referents = data.get("pronoun_referents") or {}
     return Language(
         code=data["code"],
         name=data["name"],
@@ -361,6 +373,9 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         impersonal_clitics=dict(impersonal.get("with_clitic", {})),
         impersonal_clauses=frozenset(impersonal.get("clause_relations", [])),
         impersonal_words={verb: frozenset(words) for verb, words in impersonal.get("with_words", {}).items()},
+        impersonal_with_clause={verb: frozenset(w.lower() for w in words)
+                                for verb, words in impersonal.get("with_clause", {}).items()},
+        impersonal_through=frozenset(impersonal.get("through", [])),
         plurals=plurals,
         agent_suffixes=tuple((m, f) for m, f in data.get("agent_suffixes", [])),
         agent_endings=tuple(data.get("agent_endings", [])),
@@ -373,6 +388,13 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         gender_endings={
             number: tuple((m, f) for m, f in pairs) for number, pairs in (data.get("gender_endings") or {}).items()
         },
+        no_person_after=frozenset(w.lower() for w in data.get("no_person_after", [])),
+        prefix_words=frozenset(w.lower() for w in data.get("prefix_words", [])),
+        feminine_singular_things=frozenset(w.lower() for w in data.get("feminine_singular_things", [])),
+        bare_pronouns=referents.get("bare", "person"),
+        person_predicates=frozenset(w.lower() for w in referents.get("person_predicates", [])),
+        person_prepositions=frozenset(w.lower() for w in referents.get("person_prepositions", [])),
+        predicate_markers=frozenset(w.lower() for w in referents.get("predicate_markers", [])),
         sense_counterparts={
             str(f).lower(): (str(m["possessed"]).lower(), str(m["otherwise"]).lower())
             for f, m in (data.get("sense_counterparts") or {}).items()
