@@ -324,3 +324,26 @@ def test_predicates_of_a_passive_and_of_one_of_a_group(french):
                  ("des", "de", "ADP", "", 5, "case"), ("héros", "héros", "NOUN", "Gender=Masc|Number=Plur", 3, "nmod"),
                  (".", ".", "PUNCT", "", 3, "punct"))
     assert changed(french, group, heroes) == []
+
+
+def test_an_inflected_predicate_is_matched_by_its_masculine_singular():
+    """The language file lists adjectives and participles in the masculine singular: *elle est fatiguée*
+    is matched as *fatigué* (spaCy lemmatises the participle *fatiguer*), through the reinflector."""
+    from types import SimpleNamespace
+
+    from cdaflow.morph_cda.cda import _lemmas
+
+    asked = []
+
+    class Reinflector:
+        def inflect_one(self, lemma, upos, feats):
+            asked.append((lemma, upos, feats["Gender"], feats["Number"]))
+            return {"fatiguer": "Fatigué"}.get(lemma, "")
+
+    generator = SimpleNamespace(reinflector=Reinflector(), hunspell=None)
+    tired = {"form": "fatiguée", "lemma": "fatiguer", "upos": "VERB",
+             "feats": {"Gender": "Fem", "Number": "Sing", "VerbForm": "Part"}}  # fmt: skip
+    assert _lemmas(tired, generator) == {"fatiguée", "fatiguer", "fatigué"}
+    assert asked == [("fatiguer", "VERB", "Masc", "Sing")]
+    content = {"form": "content", "lemma": "content", "upos": "ADJ", "feats": {"Gender": "Masc", "Number": "Sing"}}
+    assert _lemmas(content, generator) == {"content"} and len(asked) == 1  # already the listed form

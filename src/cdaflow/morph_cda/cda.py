@@ -1206,10 +1206,17 @@ def person_cue(p: int, ws: Sequence[dict], gazetteer: Gazetteer, generator) -> b
 
 
 def _lemmas(word: dict, generator) -> set[str]:
-    """A word's lemma and form, and with the lexicon check the stems the dictionary gives its form
-    (spaCy lemmatises *manque* as a noun)."""
+    """A word's lemma and form, the masculine singular of an inflected adjective or participle (the
+    language file lists those: *elle est fatiguée* is *fatigué*'s, which spaCy lemmatises *fatiguer*),
+    and with the lexicon check the stems the dictionary gives its form (spaCy lemmatises *manque* as a
+    noun)."""
     form = (word["form"] or "").lower()
     out = {form, (word["lemma"] or "").lower()}
+    feats = word["feats"] or {}
+    if (word["upos"] in ("ADJ", "VERB") and generator.reinflector is not None and word["lemma"]
+            and (feats.get("Gender") == "Fem" or feats.get("Number") == "Plur")):
+        base = {**feats, "Gender": "Masc", "Number": "Sing"}
+        out.add(generator.reinflector.inflect_one(word["lemma"], word["upos"], base).lower())
     if generator.hunspell is not None and form:
         for analysis in generator.hunspell.analyses([form]).get(form, ()):
             out.update(field[3:] for field in analysis if field.startswith("st:"))
