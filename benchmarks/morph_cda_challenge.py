@@ -8,9 +8,10 @@ counterfactuals equal the gold exactly. A sentence without an animate noun count
     python benchmarks/morph_cda_challenge.py --lang es [--model results/morph_cda/es/models/lin]
         [--gazetteer resources/morph_cda/gazetteers/es.tsv] [--misses]
 
-Raw text needs a parser: spaCy pipelines run here for es and fr only. For it and he the script
-says so and skips the language, unless ``--conllu`` gives the sentences already parsed (one
-sentence per row, in the file's order).
+Raw text needs a parser: spaCy pipelines are installed for es and fr; it and he read raw text with
+the parser the rule ``morph_cda_parser`` trains (``snakemake results/morph_cda/<lang>/parser``; he also
+needs hspell to split prefixes). Without one the script says so and skips the language, unless
+``--conllu`` gives the sentences already parsed (one sentence per row, in the file's order).
 """
 
 from __future__ import annotations

@@ -284,7 +284,8 @@ rule morph_cda_wordnet_gazetteer:
 
 rule morph_cda_parser:
     """Optional: a small spaCy pipeline trained on the language's treebank splits, for raw text where
-    no pipeline is installed (Italian); `cdaflow cda` loads it through the language file's parser list."""
+    no pipeline is installed (Italian; Hebrew on the treebank's syntactic words, which hspell splits
+    raw text into); `cdaflow cda` loads it through the language file's parser list."""
     input:
         train=lambda wc: [split_file(s) for s in MORPH["languages"][wc.lang]["train"]],
     output:

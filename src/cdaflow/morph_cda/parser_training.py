@@ -6,9 +6,11 @@ The treebank's multiword tokens are merged into the surface token a raw-text tok
 tenth) is kept apart for spaCy's choice of the best epoch. The pipeline has a tok2vec, a tagger, a
 morphologizer, an edit-tree lemmatizer and a dependency parser, CPU-sized; training is seeded.
 
-Hebrew is not trained this way: its treebank splits prefixes and suffixes off words (*בבית* = *ב*
-+ *ה* + *בית*), and a spaCy tokenizer cannot learn to split them, so a merged token's lemma is
-several words (*כ מתנדב*) that no gazetteer holds.
+Hebrew is trained on the treebank's syntactic words instead, multiword tokens not merged: its treebank
+splits prefixes and suffixes off words (*בבית* = *ב* + *ה_* + *בית*), which a spaCy tokenizer cannot
+learn (a merged token's lemma is several words, *כ מתנדב*, that no gazetteer holds), so raw text is
+split by hspell first (:mod:`cdaflow.text.hebrew`) and the pipeline parses the words. A language file
+with ``multiword.segmentation`` is trained this way.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_SETTINGS", "train_pipeline", "treebank_docs"]
+__all__ = ["DEFAULT_SETTINGS", "segmented_language", "train_pipeline", "treebank_docs"]
 
 log = logging.getLogger(__name__)
 
@@ -35,15 +37,26 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 PIPELINE = ["tok2vec", "tagger", "morphologizer", "trainable_lemmatizer", "parser"]
 
 
-def treebank_docs(paths: Iterable[Path], lang: str) -> list:
-    """spaCy Docs of the sentences of CoNLL-U files, multiword tokens merged into surface tokens."""
+def treebank_docs(paths: Iterable[Path], lang: str, merge_multiword: bool | None = None) -> list:
+    """spaCy Docs of the sentences of CoNLL-U files, multiword tokens merged into surface tokens, or
+    (`merge_multiword` False; by default where the language file has a segmenter) the syntactic words."""
     from spacy.training.converters import conllu_to_docs
 
+    if merge_multiword is None:
+        merge_multiword = not segmented_language(lang)
     docs = []
     for path in paths:
         text = Path(path).read_text(encoding="utf-8")
-        docs.extend(conllu_to_docs(text, n_sents=1, merge_subtokens=True, no_print=True))
+        docs.extend(conllu_to_docs(text, n_sents=1, merge_subtokens=merge_multiword, no_print=True))
     return docs
+
+
+def segmented_language(lang: str) -> bool:
+    """Whether raw text of `lang` is split into syntactic words before parsing (he.yaml's
+    ``multiword.segmentation``), so its pipeline learns the words, not the surface tokens."""
+    from cdaflow.morph_cda import language as languages
+
+    return lang in languages.available() and bool(languages.load(lang).multiword.get("segmentation"))
 
 
 def train_pipeline(
@@ -56,7 +69,8 @@ def train_pipeline(
     from spacy.tokens import DocBin
 
     chosen = {**DEFAULT_SETTINGS, **(settings or {})}
-    docs = treebank_docs(paths, lang)
+    segmented = segmented_language(lang)
+    docs = treebank_docs(paths, lang, merge_multiword=not segmented)
     if len(docs) < 20:
         raise ValueError(f"{len(docs)} treebank sentences are too few to train a parser")
     every = int(chosen["dev_every"])
@@ -68,6 +82,11 @@ def train_pipeline(
     config["training"]["patience"] = int(chosen["patience"])
     config["components"]["tok2vec"]["model"]["encode"]["width"] = int(chosen["width"])
     config["components"]["tok2vec"]["model"]["encode"]["depth"] = int(chosen["depth"])
+    if segmented:
+        # the words, not spaCy's tokenizer on the text: the text glues a word's parts (ובה_בית), so the
+        # tokenizer's tokens would not align with the words and most would teach nothing
+        for corpus in ("train", "dev"):
+            config["corpora"][corpus]["gold_preproc"] = True
     with tempfile.TemporaryDirectory(prefix="cdaflow-parser-") as tmp:
         folder = Path(tmp)
         DocBin(docs=train_docs).to_disk(folder / "train.spacy")

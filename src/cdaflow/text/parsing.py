@@ -1,7 +1,9 @@
 """Dependency parser backends behind one interface, all producing UD CoNLL-U sentences.
 
 * ``gold``: treebank annotations as they are; it cannot parse raw text.
-* ``spacy``: spaCy pipelines (defaults ``es_core_news_sm``, ``fr_core_news_sm``). spaCy
+* ``spacy``: spaCy pipelines (defaults ``es_core_news_sm``, ``fr_core_news_sm``; Hebrew: hspell splits
+  the prefixes first and a pipeline trained on the treebank's words parses them,
+  :mod:`cdaflow.text.hebrew`). spaCy
   does not split contractions: Spanish "del"/"al" and French "du"/"au"/"des" stay one
   word (UPOS ADP) instead of a UD multiword token over "de"+"el" etc., and its XPOS is
   only kept when it differs from UPOS.
@@ -54,11 +56,15 @@ __all__ = [
     "merge_sentences",
     "parse_numbered_lines",
     "parse_text_file",
+    "segmenter_refusal",
     "stanza_document_to_sentences",
     "stanza_model_problems",
 ]
 
 SPACY_MODELS: dict[str, str] = {"es": "es_core_news_sm", "fr": "fr_core_news_sm"}
+# Languages whose raw text is split into syntactic words before a spaCy pipeline parses them (the
+# pipeline learnt the treebank's words): Hebrew prefixes, with hspell (cdaflow.text.hebrew).
+SEGMENTED_LANGUAGES: tuple[str, ...] = ("he",)
 BACKENDS: tuple[str, ...] = ("gold", "spacy", "stanza")
 
 
@@ -558,9 +564,23 @@ def get_parser(backend: str, lang: str, **options: Any) -> Parser:
                              "several worker processes need the spacy backend")
     if backend == "gold":
         return GoldParser(lang, **options)
+    if backend == "spacy" and lang in SEGMENTED_LANGUAGES:
+        from cdaflow.text.hebrew import HebrewParser
+
+        return HebrewParser(lang, **options)
     if backend == "spacy":
         return SpacyParser(lang, **options)
     return StanzaParser(lang, **options)
+
+
+def segmenter_refusal(lang: str, backend: str = "spacy") -> str | None:
+    """One line on what to install when raw text of `lang` needs a segmenter that is missing
+    (Hebrew: hspell), else None."""
+    if backend != "spacy" or lang not in SEGMENTED_LANGUAGES:
+        return None
+    from cdaflow.text.hebrew import hspell_missing
+
+    return hspell_missing()
 
 
 def parse_text_file(
