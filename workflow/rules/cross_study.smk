@@ -139,7 +139,7 @@ rule cross_study_scale_notes:
         CS_COMPARISONS,
         # each heavy rule's item (what its work grows with): data, so that editing one reruns only this rule
         jobs="resources/jobs.yaml",
-        gpu="resources/jobs_gpu.tsv",  # each GPU rule family's measured speed-up (benchmarks/gpu_speedup.py)
+        speedups="resources/jobs_gpu.tsv",  # each GPU rule family's measured speed-up (benchmarks/gpu_speedup.py)
     output:
         measured=study_report(f"{CS_OUT}/scale_measured.tsv", "cross_study", "scale_notes"),
         rules=f"{CS_OUT}/scale_rules.tsv",

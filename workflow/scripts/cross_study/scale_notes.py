@@ -16,7 +16,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     at_paper, sources = scale_notes.paper_items()
     per_rule = scale_notes.scale_by_rule(
         measured, items, at_paper, p.gpu_rules, rule_items=rule_items(smk.input.jobs), gpu_speedup=speedup,
-        measured_speedups=read_gpu_speedups(smk.input.gpu),
+        measured_speedups=read_gpu_speedups(smk.input.speedups),
     )
     per_study = scale_notes.estimate_paper_scale(per_rule, speedup)
     per_rule["items_source"] = per_rule["items"].map(sources).fillna("")
