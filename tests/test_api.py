@@ -213,7 +213,7 @@ def test_cda_bad_input_raises_the_commands_errors(spanish, tmp_path, capsys):
         CDA.load(ES_MODEL, direction="sideways")
 
 
-def test_hebrew_raw_text_names_what_works(tmp_path, capsys):
+def test_hebrew_raw_text_without_hspell_names_what_to_install(tmp_path, capsys, monkeypatch):
     from cdaflow.morph_cda.cda import MODEL_FILES
 
     model = tmp_path / "he"  # the files exist, nothing loads: the refusal comes first
@@ -221,10 +221,10 @@ def test_hebrew_raw_text_names_what_works(tmp_path, capsys):
     for name in MODEL_FILES:
         (model / name).write_text("")
     (tmp_path / "in.txt").write_text("שלום\n", encoding="utf-8")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # no hspell on PATH
     message = cli_error(["cda", "--lang", "he", "--model", str(model), "--input", str(tmp_path / "in.txt")], capsys)
-    assert message == ("--lang he: no spaCy pipeline reads 'he' raw text here, so give CoNLL-U "
-                       "(`cdaflow cda --lang he --format conllu`, e.g. a UD treebank's sentences or another "
-                       "parser's output)")
+    assert message == ("--lang he: Hebrew raw text is segmented with hspell, which is not installed: "
+                       "apt-get install hspell")
 
 
 # -- Study B -----------------------------------------------------------------------------------

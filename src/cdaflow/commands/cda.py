@@ -159,11 +159,12 @@ def run(args: argparse.Namespace) -> int:
     backend = args.backend or "spacy"
     read: dict[str, object] = {}
 
+    refusal = (raw_text_refusal(args.lang, backend) or segmenter_refusal(args.lang, backend)
+               if args.format == "text" else None)
+    if refusal:  # raw text that cannot be read here (Hebrew without hspell): one line before anything loads
+        raise ValueError(f"--lang {args.lang}: {refusal}")
+
     def read_input() -> None:
-        refusal = (raw_text_refusal(args.lang, backend) or segmenter_refusal(args.lang, backend)
-                   if args.format == "text" else None)
-        if refusal:  # raw text that cannot be read here (Hebrew without hspell): one line before the model loads
-            raise ValueError(f"--lang {args.lang}: {refusal}")
         # The input's first lines before the model loads: a missing, empty or mistaken file fails at once.
         read["input"] = conllu_input(args, "cda") if args.format == "conllu" else text_lines(args, "cda")
 
