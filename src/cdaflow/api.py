@@ -60,8 +60,9 @@ class DemoModelWarning(CdaflowWarning):
     """The model folder was built at demo scale: for trying the tool, not for research."""
 
 
-def _one_line(exc: BaseException) -> str:
-    """The message the command prints for `exc` (cdaflow.cli writes it the same way)."""
+def one_line_message(exc: BaseException) -> str:
+    """The one line the commands print for `exc` (cdaflow.cli) and CdaflowError carries: its message
+    on one line, an OSError's file named once."""
     text = str(exc) or type(exc).__name__
     if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
         text = f"{exc.filename}: {exc.strerror or text}"
@@ -79,7 +80,7 @@ def _errors() -> Iterator[None]:
     except CdaflowError:
         raise
     except (OSError, ValueError, RuntimeError) as exc:
-        raise CdaflowError(_one_line(exc)) from exc
+        raise CdaflowError(one_line_message(exc)) from exc
 
 
 def _guarded(items: Iterable[Record]) -> Iterator[Record]:

@@ -10,6 +10,7 @@ import textwrap
 from collections.abc import Sequence
 
 from cdaflow import __version__
+from cdaflow.api import one_line_message
 from cdaflow.commands import cda, datasets, parse, regender, sentence_bias, subjectivize
 from cdaflow.commands.common import add_table_arguments, check_outputs, prepare_tables, progress_enabled
 from cdaflow.io.output import Terminated, exit_cleanly_on_signals, release_worker_queues
@@ -100,13 +101,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (OSError, ValueError, RuntimeError) as exc:
         # Every module raises errors that name file, line and field; the message is the report.
-        print(f"cdaflow {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"cdaflow {args.command}: error: {one_line_message(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
         if os.environ.get(TRACEBACK_ENV):
             raise
         print(
-            f"cdaflow {args.command}: internal error: {type(exc).__name__}: {_one_line(exc)} "
+            f"cdaflow {args.command}: internal error: {type(exc).__name__}: {one_line_message(exc)} "
             f"(a bug; {TRACEBACK_ENV}=1 shows the traceback)",
             file=sys.stderr,
         )
@@ -114,15 +115,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         close_live_input()
         restore()
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
-        text = f"{exc.filename}: {exc.strerror or text}"
-    elif isinstance(exc, OSError) and exc.filename and exc.strerror:
-        text = f"{exc.filename}: {exc.strerror}"
-    return " ".join(text.split())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ The fix re-views the scores batch-first, as they are stored, before collapsing t
 else is OpenNMT-py's ``onmt_train``.
 
 On a GPU, 3.5.1's ``collapse_copy_scores`` fails outright: it builds its index tensors on the CPU
-("Expected all tensors to be on the same device ... index_select"; OpenNMT-py issue 2596, fixed
+("Expected all tensors to be on the same device ... index_select"; reported upstream and fixed
 after 3.5.1; found by the project's first GPU run, ``benchmarks/gpu_speedup.py``).
 :func:`collapse_copy_scores` is the same merge with its indices on the scores' device; :func:`patch`
 puts it in the loss and in the translator (validation and ``transfer.Transferer``).
