@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -1382,15 +1382,20 @@ def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
         if head in full and not in_name[index]:
             out.add(index)
     # and its conjuncts: *Théodore Herzl, journaliste, écrivain et fondateur*
-    stack = list(out)
+    return _with_conjuncts(out, ws, position)
+
+
+
+def _with_conjuncts(found: set[int], ws: Sequence[dict], position: Mapping[int, int]) -> set[int]:
+    """`found` with the conjuncts of its words, and theirs, added (in place; returned)."""
+    stack = list(found)
     while stack:
         i = stack.pop()
         for c, w in enumerate(ws):
-            if c not in out and relation(w["deprel"]) == "conj" and position.get(int(w["head"] or 0)) == i:
-                out.add(c)
+            if c not in found and relation(w["deprel"]) == "conj" and position.get(int(w["head"] or 0)) == i:
+                found.add(c)
                 stack.append(c)
-    return out
-
+    return found
 
 def _modifies_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer, generator) -> bool:
     """A person noun used as an adjective of a thing noun before it (*el grupo inversor*, *le pays
@@ -1518,14 +1523,7 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
         )
         if fixed:
             out.update(predicates(head))
-    stack = list(out)
-    while stack:  # and the predicate's conjuncts: Juan es carpintero y panadero
-        i = stack.pop()
-        for c, w in enumerate(ws):
-            if c not in out and relation(w["deprel"]) == "conj" and position.get(int(w["head"] or 0)) == i:
-                out.add(c)
-                stack.append(c)
-    return out
+    return _with_conjuncts(out, ws, position)  # and the predicate's conjuncts: Juan es carpintero y panadero
 
 
 def _impersonal(word: dict, ws: list[dict], language, generator=None) -> bool:

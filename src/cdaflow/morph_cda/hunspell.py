@@ -67,6 +67,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from cdaflow.io.processes import end_process
+
 __all__ = ["DICTIONARY_DIR", "Analysis", "Hunspell", "agrees", "features_of", "genderless"]
 
 log = logging.getLogger(__name__)
@@ -313,7 +315,7 @@ class _Pipe:
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=_environment(), bufsize=0
         )
         os.set_blocking(self.process.stdin.fileno(), False)
-        self._finalizer = weakref.finalize(self, _end, self.process, self._stderr)
+        self._finalizer = weakref.finalize(self, end_process, self.process, self._stderr)
         try:  # the dictionaries load; a process that cannot answer its first sentinel is not used
             self.exchange([])
         except (_Died, _NoPipe):
@@ -352,23 +354,6 @@ class _Pipe:
 
     def close(self) -> None:
         self._finalizer()
-
-
-def _end(process: subprocess.Popen, stderr) -> None:
-    """Close the pipes and end the process (hunspell holds nothing worth waiting for)."""
-    for stream in (process.stdin, process.stdout):
-        try:
-            stream.close()
-        except OSError:
-            pass
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    stderr.close()
 
 
 def _environment() -> dict[str, str]:

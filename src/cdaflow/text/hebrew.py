@@ -48,6 +48,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cdaflow.io.processes import end_process
+
 __all__ = [
     "HSPELL_INSTALL",
     "HebrewParser",
@@ -144,7 +146,7 @@ class Hspell:
         self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL, bufsize=0)
         os.set_blocking(self._process.stdin.fileno(), False)
-        self._finalizer = weakref.finalize(self, _end, self._process)
+        self._finalizer = weakref.finalize(self, end_process, self._process)
 
     def _exchange(self, words: Sequence[str]) -> bytes:
         if self._process is None or self._process.poll() is not None:
@@ -183,21 +185,6 @@ class Hspell:
         state = self.__dict__.copy()
         state.update(_process=None, _finalizer=None)
         return state
-
-
-def _end(process: subprocess.Popen) -> None:
-    for stream in (process.stdin, process.stdout):
-        try:
-            stream.close()
-        except OSError:
-            pass
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _for_hspell(word: str) -> str:
