@@ -26,8 +26,12 @@ $(STAMP): requirements/torch.txt requirements/venv.txt requirements/no-deps.txt 
 demo: setup
 	$(BIN)/snakemake --cores $(CORES)
 
+# Both cores: the end-to-end runs (two thirds of the suite) start first, one per worker, and the
+# unit tests fill the time their Snakemake jobs leave a core idle. A module stays on one worker
+# (--dist loadscope) so its fixtures are built once; tests/conftest.py puts the longest first.
+TEST_WORKERS ?= $(CORES)
 test: setup
-	$(BIN)/python -m pytest -ra
+	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 test-fast: setup
 	$(BIN)/python -m pytest -ra -m "not slow"
@@ -42,11 +46,11 @@ lock:
 	mv requirements/venv.txt.new requirements/venv.txt
 
 # Rewrite envs/*.yaml (the conda envs of `--sdm conda`) from the lock and the code's imports; run after
-# `make lock` or after a rule or module imports a new package (tests/test_environments.py checks it).
+# `make lock` or after a rule or module imports a new package (tests/pipeline/test_environments.py checks it).
 # TORCH_CUDA=12.6 installs PyTorch's CUDA 12.6 build of the locked torch instead of PyPI's wheel (older
 # drivers, P100/V100); the choice is kept in envs/torch-cuda.txt for later runs; TORCH_CUDA=pypi goes back.
 envs: setup
-	$(BIN)/python -m cdaflow.environments write $(if $(TORCH_CUDA),--cuda $(TORCH_CUDA))
+	$(BIN)/python -m cdaflow.pipeline.environments write $(if $(TORCH_CUDA),--cuda $(TORCH_CUDA))
 
 clean-results:
 	rm -rf results/*/ results/downloads.tsv resources/data resources/downloads .snakemake

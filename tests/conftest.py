@@ -30,3 +30,21 @@ def shared_data() -> Path:
     if path is None:
         pytest.skip(f"shared data folder {PROJECT_ROOT.parent / 'shared' / 'data'} is absent")
     return path
+
+
+# The end-to-end workflow runs, longest first. `make test` runs the suite on two workers with
+# --dist loadscope: the validation run's module (the demo's too) goes to one worker and the
+# rehearsal's to the other at once, and the unit tests fill the cores their Snakemake jobs leave
+# idle. Last in the queue, they would run alone at the end.
+LONGEST_FIRST = (
+    "test_validation_config_on_shared_data",
+    "test_rehearsal_runs_the_paper_dag_end_to_end",
+    "test_demo_end_to_end",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return LONGEST_FIRST.index(item.name) if item.name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other test keeps its place
