@@ -1,7 +1,7 @@
 """GPU speed-up of each GPU rule family: the project's own code at the paper's model sizes, on one GPU and
 on one CPU core of the same machine.
 
-The cluster sizing (``cdaflow.cluster``) asks for ``margin x CPU seconds / speed-up`` minutes for a job that
+The cluster sizing (``cdaflow.pipeline.cluster``) asks for ``margin x CPU seconds / speed-up`` minutes for a job that
 holds a GPU. This measures that speed-up per family instead of assuming one: each family runs its real
 code path (the training or inference function its rule calls, with the paper config's settings, which are
 the settings classes' defaults) on synthetic input of two sizes, on ``cuda`` and on ``cpu`` with one
@@ -10,7 +10,7 @@ context, a tool's start) cancel; each device runs the small size once more first
 
 Families (the code; an item; the rules it sizes):
 
-- lstm_lm: ``morph_cda.lm.train_lm`` (512 x 2 LSTM, 16,000 pieces); a sentence of 24 pieces;
+- lstm_lm: ``text.language_model.train_lm`` (512 x 2 LSTM, 16,000 pieces); a sentence of 24 pieces;
   morph_cda_lm, gap_subjective_fluency_lm.
 - infersent_train: ``sentence_bias.nli.train_nli`` on ``InferSent.build(hidden=2048)``; an SNLI pair;
   sentence_bias_train_infersent.
@@ -26,8 +26,8 @@ Families (the code; an item; the rules it sizes):
   cross_study_cda_regender / regender_tag, regender_tag_testset.
 - sockeye_train: ``regender.rewriter.train_rewriter`` (Sockeye, the base transformer, 4,096-word
   batches); an update; regender_train.
-- onmt_train: ``gap_subjective.transfer.train_transfer`` (OpenNMT-py, the paper's settings); a
-  training step; gap_subjective_transfer_train.
+- onmt_train: ``gap_subjective.transfer_training.train_transfer`` (OpenNMT-py, the paper's settings);
+  a training step; gap_subjective_transfer_train.
 - onmt_translate: ``Transferer.transfer`` (beam 5, copy attention) with a model of the paper's sizes;
   a sentence; gap_subjective_transfer.
 
@@ -80,7 +80,7 @@ def sync(device: str) -> None:
 def lstm_lm(work: Path, device: str, quick: bool) -> Callable[[int], float]:
     import numpy as np
 
-    from cdaflow.morph_cda.lm import LMSettings, train_lm
+    from cdaflow.text.language_model import LMSettings, train_lm
 
     settings = LMSettings(epochs=1, **({"embedding": 32, "hidden": 32, "layers": 1} if quick else {}))
     vocab = 500 if quick else 16_000  # the paper config's SentencePiece vocabulary
@@ -201,7 +201,7 @@ def roberta_predict(work: Path, device: str, quick: bool) -> Callable[[int], flo
 def _onmt_data(work: Path, quick: bool) -> tuple[Path, Path]:
     """WNC-like pairs of varied synthetic lines in SentencePiece pieces (8,000, the paper config's); the
     SentencePiece model and the data folder."""
-    from cdaflow.gap_subjective.transfer import encode_pieces, train_sentencepiece
+    from cdaflow.gap_subjective.pieces import encode_pieces, train_sentencepiece
 
     sys.path.insert(0, str(HERE))
     from synthetic_text import synthetic_lines
@@ -221,7 +221,8 @@ def _onmt_data(work: Path, quick: bool) -> tuple[Path, Path]:
 
 
 def onmt_train(work: Path, device: str, quick: bool) -> Callable[[int], float]:
-    from cdaflow.gap_subjective.transfer import TransferSettings, train_transfer
+    from cdaflow.gap_subjective.transfer import TransferSettings
+    from cdaflow.gap_subjective.transfer_training import train_transfer
 
     _, data = _onmt_data(work, quick)
     quick_sizes = {"hidden_size": 32, "word_vec_size": 32, "layers": 1} if quick else {}
@@ -248,7 +249,9 @@ def onmt_train(work: Path, device: str, quick: bool) -> Callable[[int], float]:
 def onmt_translate(work: Path, device: str, quick: bool) -> Callable[[int], float]:
     """Beam search with copy attention (``Transferer.transfer``, beam 5) with a model of the paper's
     sizes trained for a few steps (its output is meaningless, its cost real)."""
-    from cdaflow.gap_subjective.transfer import Transferer, TransferSettings, train_transfer
+    from cdaflow.gap_subjective.transfer import TransferSettings
+    from cdaflow.gap_subjective.transfer_training import train_transfer
+    from cdaflow.gap_subjective.transferer import Transferer
 
     spm_model, data = _onmt_data(work, quick)
     quick_sizes = {"hidden_size": 32, "word_vec_size": 32, "layers": 1} if quick else {}

@@ -5,7 +5,7 @@ seconds and peak memory as rows of ``resources/jobs_measured.tsv`` (``run``: thi
 GloVe text conversion of ``sentence_bias_vectors`` (the demo and validation configs read a packaged
 matrix instead), SentencePiece training of ``regender_bpe`` and ``gap_subjective_transfer_spm`` (on
 synthetic chat lines), and the TF-IDF + linear SVM fit of ``regender_classifier``. Paste the rows
-into the TSV; ``cdaflow.cluster`` then sizes those rules' paper-scale jobs.
+into the TSV; ``cdaflow.pipeline.cluster`` then sizes those rules' paper-scale jobs.
 
     python benchmarks/job_costs.py [--words 50000] [--lines 100000] [--segments 100000]
 """
@@ -44,7 +44,7 @@ with tempfile.TemporaryDirectory() as scratch:
             from cdaflow.regender.rewriter import train_bpe
             train_bpe(lines + lines[::-1], scratch / "bpe", 8000)
         else:  # both sides of the WNC pairs
-            from cdaflow.gap_subjective.transfer import train_sentencepiece
+            from cdaflow.gap_subjective.pieces import train_sentencepiece
             train_sentencepiece(lines + lines[::-1], scratch / "spm", 8000)
     elif kind == "classifier":
         from cdaflow.regender.classifier import build_classifier, frame

@@ -6,7 +6,7 @@ memory one more item costs, the intercept what the job holds whatever its size. 
 uses a smaller model than the paper (the LM, InferSent), a second child measures that fixed part at
 the paper's settings (``fixed_mb``), which then stands for the intercept. The rows go into
 ``resources/jobs_memory.tsv`` (and, as comments, rows of ``jobs_measured.tsv`` for a rule that has none:
-the larger size's CPU seconds); ``cdaflow.cluster`` asks for ``margin_mem × (fixed or intercept + slope ×
+the larger size's CPU seconds); ``cdaflow.pipeline.cluster`` asks for ``margin_mem × (fixed or intercept + slope ×
 the paper's items)`` (resources/jobs.yaml, ``memory``).
 
 - ``morph_cda_lm``, per corpus sentence: ``workflow/scripts/morph_cda/lm.py`` itself up to the start of
@@ -95,7 +95,7 @@ def child_morph_cda_lm(n: int, scratch: Path, source: Path) -> None:
     the number of sentences; the fixed child measures it at the paper's model."""
     from synthetic_text import synthetic_lines
 
-    import cdaflow.morph_cda.lm as lm
+    import cdaflow.text.language_model as lm
 
     lines = list(synthetic_lines(4 * n, seed=3))
     (scratch / "corpus.txt").write_text("".join(" ".join(lines[i : i + 4]) + "\n" for i in range(0, 4 * n, 4)))
@@ -120,7 +120,7 @@ def child_morph_cda_lm(n: int, scratch: Path, source: Path) -> None:
 def child_morph_cda_lm_fixed(n: int, scratch: Path, source: Path) -> None:
     import numpy as np
 
-    from cdaflow.morph_cda.lm import LMSettings, train_lm
+    from cdaflow.text.language_model import LMSettings, train_lm
 
     extrinsic = _paper_config(source)["studies"]["morph_cda"]["extrinsic"]
     rng = np.random.default_rng(0)

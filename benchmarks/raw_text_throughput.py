@@ -58,11 +58,11 @@ def reference(args: argparse.Namespace) -> int:
 
     import spacy
 
-    from cdaflow.text.parsing import SPACY_MODELS, SpacyParser
+    from cdaflow.text.spacy_parser import SpacyParser, spacy_pipeline
 
     warnings.filterwarnings("ignore", message=".*W095.*")
     texts = [" ".join(line.split()) for line in Path(args.reference).read_text(encoding="utf-8").splitlines()]
-    nlp = spacy.load(SPACY_MODELS["es"], exclude=list(SpacyParser.UNUSED_COMPONENTS))
+    nlp = spacy.load(spacy_pipeline("es"), exclude=list(SpacyParser.UNUSED_COMPONENTS))
     disable = DISABLED[args.command]
     wall0, cpu0 = time.perf_counter(), time.process_time()
     count = sum(1 for _ in nlp.pipe(texts, batch_size=PARSE_BATCH, n_process=args.processes,

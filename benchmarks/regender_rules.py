@@ -21,7 +21,8 @@ import time
 import warnings
 from pathlib import Path
 
-from cdaflow.regender.rules import FINAL, Decision, RuleSet, Segment
+from cdaflow.regender.rules import RuleSet
+from cdaflow.regender.segment_types import FINAL, Decision, Segment
 from cdaflow.regender.segments import tag_texts
 from cdaflow.regender.tagset import TagMap
 from cdaflow.regender.testsets import TEST_SETS, read_test_set

@@ -127,7 +127,7 @@ def test_import_cdaflow_loads_neither_torch_nor_spacy():
     code = ("import sys, cdaflow; heavy = [m for m in ('torch', 'spacy', 'cdaflow.api') if m in sys.modules]; "
             "from cdaflow import CDA, CdaflowError; print(heavy, CDA.__module__, issubclass(CdaflowError, ValueError))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["[]", "cdaflow.api", "True"]
+    assert out.split() == ["[]", "cdaflow.api.morph_cda", "True"]
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         import cdaflow
 
@@ -224,6 +224,10 @@ def test_hebrew_raw_text_without_hspell_names_what_to_install(tmp_path, capsys, 
     monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # no hspell on PATH
     message = cli_error(["cda", "--lang", "he", "--model", str(model), "--input", str(tmp_path / "in.txt")], capsys)
     assert message == ("--lang he: Hebrew raw text is segmented with hspell, which is not installed: "
+                       "apt-get install hspell")
+    (model / "cda.json").write_text('{"lang": "he"}', encoding="utf-8")  # without --lang: the model's, read first
+    message = cli_error(["cda", "--model", str(model), "--input", str(tmp_path / "in.txt")], capsys)
+    assert message == (f"--model {model} (he): Hebrew raw text is segmented with hspell, which is not installed: "
                        "apt-get install hspell")
 
 

@@ -185,6 +185,18 @@ def test_cda_output_file_is_whole_or_untouched(tmp_path, capsys):
     assert out.read_bytes() == before and [p.name for p in tmp_path.glob(".out.jsonl*")] == []
 
 
+@needs_spacy_es
+def test_cda_language_is_the_models_and_another_is_refused(tmp_path, capsys):
+    model = tiny_cda_model(tmp_path)  # no card: its cda.json says es
+    source = tmp_path / "in.txt"
+    source.write_text("La ingeniera alemana es experta.\n", encoding="utf-8")
+    given = run(["cda", "--lang", "es", "--model", str(model), "--input", str(source)], capsys)
+    assert json.loads(given)["counterfactual"] is not None
+    assert run(["cda", "--model", str(model), "--input", str(source)], capsys) == given
+    assert main(["cda", "--lang", "fr", "--model", str(model), "--input", str(source)]) == 2
+    assert capsys.readouterr().err == f"cdaflow cda: error: --model {model}: a model for 'es', not 'fr'\n"
+
+
 def test_parse_output_file_is_whole_or_untouched(tmp_path, capsys):
     good, broken, out = tmp_path / "good.conllu", tmp_path / "broken.conllu", tmp_path / "out.conllu"
     good.write_text(GOLD, encoding="utf-8")

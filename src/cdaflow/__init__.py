@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        # import_module, not an import statement: cdaflow.environments walks every module's imports
+        # import_module, not an import statement: cdaflow.pipeline.environments walks every module's imports
         # to find a workflow rule's packages, and every rule imports this package
         return getattr(importlib.import_module("cdaflow.api"), name)
     raise AttributeError(f"module 'cdaflow' has no attribute {name!r}")

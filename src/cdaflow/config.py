@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import copy
 import csv
-import dataclasses
 import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import jsonschema
 import yaml
@@ -197,7 +196,7 @@ def known_languages(path: Path = LANGUAGES_PATH) -> dict[str, str]:
 
 def _check_languages(config: dict[str, Any], source: str) -> None:
     """Every language code names a language; a corpus parsed by spaCy needs a pipeline for it."""
-    from cdaflow.text.parsing import SPACY_MODELS
+    from cdaflow.text.spacy_parser import spacy_pipeline
 
     known = known_languages()
     named = [(f"treebanks.{name}.lang", entry["lang"]) for name, entry in config["treebanks"].items()]
@@ -210,17 +209,15 @@ def _check_languages(config: dict[str, Any], source: str) -> None:
             raise ConfigError(
                 f"{source}: {key}: unknown language code {code!r} (ISO 639, resources/languages.tsv){hint}"
             )
-    spacy_models = {**SPACY_MODELS, **config["parsing"]["spacy_models"]}
     parsed = [("corpora", config["parsing"]["corpora"])] + [("treebanks", config["parsing"]["treebanks"])]
     for section, backend in parsed:
         if backend != "spacy":
             continue
         for name, entry in config[section].items():
-            if entry["lang"] not in spacy_models:
+            if spacy_pipeline(entry["lang"]) is None:  # the language file names it, for cdaflow cda too
                 raise ConfigError(
                     f"{source}: {section}.{name}.lang: no spaCy pipeline for {entry['lang']!r} (parsing.{section}: "
-                    f"spacy; pipelines for {', '.join(sorted(spacy_models))}); name one in "
-                    f"parsing.spacy_models.{entry['lang']}"
+                    f"spacy); name one in resources/morph_cda/languages/{entry['lang']}.yaml (parser: {{spacy: ...}})"
                 )
 
 
@@ -297,27 +294,3 @@ def load(path: str | Path = DEFAULT_CONFIG) -> dict[str, Any]:
     raw = read_mapping(path, ConfigError, fmt="yaml", missing="config file not found")
     return validate(raw, source=str(path))
 
-
-Settings = TypeVar("Settings")
-
-
-def not_positive_integers(settings: object, names: Iterable[str]) -> list[str]:
-    """``name=value must be a positive integer`` for each of `names` whose value in `settings` is not
-    one (a bool is not), for a settings dataclass's ``__post_init__`` to report."""
-    return [
-        f"{name}={value!r} must be a positive integer"
-        for name in names
-        if isinstance(value := getattr(settings, name), bool) or not isinstance(value, int) or value < 1
-    ]
-
-
-def settings_from(cls: type[Settings], config: Mapping[str, Any], what: str) -> Settings:
-    """The settings dataclass `cls` from a config mapping; an unknown key is refused by name,
-    as a typo must not fall back to a default silently. `what` starts the message."""
-    if not isinstance(config, Mapping):
-        raise ValueError(f"{what}: expected a mapping of settings, got {config!r}")
-    known = {field.name for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise ValueError(f"{what}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return cls(**dict(config))

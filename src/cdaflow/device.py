@@ -1,4 +1,5 @@
-"""The device of a rule that may hold a GPU (its own module: it imports torch).
+"""The device of a job that may hold a GPU: a workflow rule, or a command given ``--gpu`` (torch is
+imported only when a device is chosen).
 
 A job whose rule asks for a GPU (its ``gpu`` resource) runs on CUDA when torch can use it. When torch
 cannot, what happens depends on whether the job was *given* a GPU:
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "GpuUnusable", "arch_supported", "command_gpu", "gpu_allocation", "gpu_device", "nvidia_driver", "rule_device",
+    "GpuUnusable", "arch_supported", "command_gpu", "gpu_allocation", "gpu_device", "nvidia_driver",
 ]
 
 # What SLURM sets in a job given GPUs (gres/gpu); CUDA_VISIBLE_DEVICES is also set by other schedulers.
@@ -142,7 +143,7 @@ def _allocated(allocation: Mapping[str, str]) -> str:
 def gpu_device(gpus: int, rule: str = "script", environ: Mapping[str, str] | None = None) -> str:
     """``"cuda"`` or ``"cpu"`` for a job that asked for ``gpus`` GPUs; raises :class:`GpuUnusable` when
     it was given a GPU that its torch cannot use (see the module's docstring). Logs the device line
-    that ``results/signature.json`` gathers (:func:`cdaflow.signature.logged_devices`):
+    that ``results/signature.json`` gathers (:func:`cdaflow.pipeline.signature.logged_devices`):
     ``device cuda (<GPU model>, CUDA <torch.version.cuda>, driver <version>)`` or ``device cpu``."""
     log = logging.getLogger(f"cdaflow.rule.{rule}")
     if not gpus or gpus <= 0:
@@ -165,7 +166,7 @@ def gpu_device(gpus: int, rule: str = "script", environ: Mapping[str, str] | Non
         capability = tuple(torch.cuda.get_device_capability())
         archs = torch.cuda.get_arch_list()
         if not arch_supported(capability, archs):
-            # The builds of cdaflow.environments.TORCH_CUDA_BUILDS: only CUDA 12 has pre-Turing kernels,
+            # The builds of cdaflow.pipeline.environments.TORCH_CUDA_BUILDS: only CUDA 12 has pre-Turing kernels,
             # only CUDA 13 (PyPI's wheel) Blackwell's.
             build = "TORCH_CUDA=12.6` (Maxwell to Hopper)" if capability < (7, 5) else "TORCH_CUDA=pypi` (CUDA 13)"
             raise stop(
@@ -215,17 +216,3 @@ def command_gpu(option: str = "--gpu") -> str:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     shown = f"; CUDA_VISIBLE_DEVICES={visible}" if visible is not None else ""
     raise ValueError(f"{option}: torch cannot use a GPU here ({_describe_torch(torch, driver)}{shown}); {advice}")
-
-
-def rule_device(smk: Any) -> str:
-    """The device of a Snakemake job: :func:`gpu_device` for its ``gpu`` resource.
-
-    Torch is imported here if the script has not yet; its threads are capped as in :func:`rule_context`.
-    """
-    import torch
-
-    if hasattr(smk, "threads"):
-        torch.set_num_threads(smk.threads)
-    from cdaflow.cluster import gpus_requested  # the `gpu` resource or a `gres` of gpu (compute.slurm)
-
-    return gpu_device(gpus_requested(smk.resources), getattr(smk, "rule", "script"))

@@ -19,7 +19,7 @@ from cdaflow.gap_subjective.fluency import (
     train_lstm_scorer,
 )
 from cdaflow.gap_subjective.threshold import fluency_keep
-from cdaflow.morph_cda.lm import LMSettings, sentence_perplexity
+from cdaflow.text.language_model import LMSettings, sentence_perplexity
 
 torch.set_num_threads(1)
 

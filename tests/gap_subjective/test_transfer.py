@@ -11,22 +11,10 @@ import time
 import pytest
 import yaml
 
-from cdaflow.gap_subjective import transfer
-from cdaflow.gap_subjective.transfer import (
-    DIGITS,
-    OnmtError,
-    Transferer,
-    TransferSettings,
-    decode_pieces,
-    encode_pieces,
-    find_tool,
-    number_symbols,
-    run_onmt,
-    train_sentencepiece,
-    train_transfer,
-    validation_metrics,
-    write_onmt_config,
-)
+from cdaflow.gap_subjective.pieces import DIGITS, decode_pieces, encode_pieces, number_symbols, train_sentencepiece
+from cdaflow.gap_subjective.transfer import OnmtError, TransferSettings, write_onmt_config
+from cdaflow.gap_subjective.transfer_training import find_tool, run_onmt, train_transfer, validation_metrics
+from cdaflow.gap_subjective.transferer import Transferer
 
 # onmt 3.5.1 imports trigger torch's deprecation of torch.cuda.amp decorators; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:.*torch.cuda.amp.*:FutureWarning")
@@ -120,9 +108,9 @@ def test_settings_from_config_refuse_unknown_and_bad_values():
         TransferSettings.from_config({"hidden_size": 33})
     with pytest.raises(ValueError, match="transfer settings: batch_size=0 must be a positive integer"):
         TransferSettings(batch_size=0)
-    with pytest.raises(ValueError, match="learning_rate must be a float, not '1e-3'"):  # YAML reads 1e-3 as text
-        TransferSettings.from_config({"learning_rate": "1e-3"})
-    with pytest.raises(ValueError, match="copy_attn must be a bool"):
+    with pytest.raises(ValueError, match="transfer settings: learning_rate='1e-3' must be a number"):
+        TransferSettings.from_config({"learning_rate": "1e-3"})  # YAML reads 1e-3 as text
+    with pytest.raises(ValueError, match="transfer settings: copy_attn=1 must be true or false"):
         TransferSettings.from_config({"copy_attn": 1})
 
 
@@ -279,7 +267,7 @@ def test_stock_onmt_translate_still_fails_on_our_checkpoint(tiny_model, tmp_path
     """The reason for the wrapper: if this starts passing, OpenNMT-py fixed failure (a)."""
     source = tmp_path / "src.txt"
     source.write_text(encode_pieces(tiny_model["spm"], ["Anna lost the club in 1990 ."])[0] + "\n")
-    result = subprocess.run([transfer.find_tool("onmt_translate"), "-model", str(tiny_model["checkpoint"]),
+    result = subprocess.run([find_tool("onmt_translate"), "-model", str(tiny_model["checkpoint"]),
                              "-src", str(source), "-output", str(tmp_path / "out.txt"), "-beam_size", "1"],
                             capture_output=True, text=True, check=False)
     assert result.returncode != 0 and "weights_only" in result.stderr
@@ -392,7 +380,7 @@ def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path
     import torch
 
     from cdaflow.gap_subjective.onmt_train import RESUME_KEY
-    from cdaflow.gap_subjective.transfer import load_onmt_checkpoint
+    from cdaflow.gap_subjective.transferer import load_onmt_checkpoint
 
     data = tiny_model["checkpoint"].parent.parent
     files = [str(data / name) for name in ("train.src", "train.tgt", "valid.src", "valid.tgt")]
@@ -401,7 +389,8 @@ def test_a_killed_training_resumes_from_its_last_checkpoint(tiny_model, tmp_path
     resume, output = tmp_path / "resume", tmp_path / "model"
     script = (
         "import sys, torch\n"
-        "from cdaflow.gap_subjective.transfer import TransferSettings, train_transfer\n"
+        "from cdaflow.gap_subjective.transfer import TransferSettings\n"
+        "from cdaflow.gap_subjective.transfer_training import train_transfer\n"
         "torch.set_num_threads(1)\n"
         f"train_transfer(*{files!r}, {str(output)!r}, TransferSettings(**{options!r}), threads=1,\n"
         f"               log_path={str(tmp_path / 'killed.log')!r}, resume_dir={str(resume)!r})\n"

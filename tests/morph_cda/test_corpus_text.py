@@ -98,17 +98,17 @@ def test_nfc_sentence_and_written_spans():
 
 
 def test_the_cli_keeps_a_decomposed_line_as_written():
-    from cdaflow.commands.cda import _as_written, _read_lines
+    from cdaflow.morph_cda.records import as_written, lines_as_read
 
     held = {}
-    lines = list(_read_lines(iter([(1, nfd("La niña está alta.")), (2, "Bien.")]), held))
+    lines = list(lines_as_read(iter([(1, nfd("La niña está alta.")), (2, "Bien.")]), held))
     assert lines == [(1, "La niña está alta."), (2, "Bien.")] and set(held) == {1}
     rows = [("La", "el", "DET", FS, 2, "det"), ("niña", "niño", "NOUN", FS, 4, "nsubj"),
             ("está", "estar", "AUX", COP, 4, "cop"), ("alta", "alto", "ADJ", FS, 0, "root"),
             (".", ".", "PUNCT", "", 4, "punct")]
     (parsed,) = parse_conllu_string(tree("La niña está alta.", *rows))
     parsed.metadata["sent_id"] = "s-1-1"
-    (written,) = _as_written(iter([parsed]), held)
+    (written,) = as_written(iter([parsed]), held)
     assert [w["form"] for w in words(written)] == [nfd(f) for f, *_ in rows]
     assert written.metadata["text"] == nfd("La niña está alta.")
 
@@ -145,15 +145,15 @@ def test_a_sentence_in_capitals_is_read_in_sentence_case_and_written_in_capitals
 
 
 def test_the_cli_parses_a_line_in_capitals_in_sentence_case():
-    from cdaflow.commands.cda import _as_written, _read_lines
+    from cdaflow.morph_cda.records import as_written, lines_as_read
 
     held = {}
-    assert list(_read_lines(iter([(3, "¡EL NIÑO ES ALTO! Y LISTO.")]), held)) == [(3, "¡El niño es alto! Y listo.")]
+    assert list(lines_as_read(iter([(3, "¡EL NIÑO ES ALTO! Y LISTO.")]), held)) == [(3, "¡El niño es alto! Y listo.")]
     forms = ["¡", "El", "niño", "es", "alto", "!", "Y", "listo", "."]
     rows = [(form, form.lower(), "X", "", int(i > 0), "dep" if i else "root") for i, form in enumerate(forms)]
     (parsed,) = parse_conllu_string(tree("¡El niño es alto! Y listo.", *rows))
     parsed.metadata["sent_id"] = "s-3-1"
-    (written,) = _as_written(iter([parsed]), held)
+    (written,) = as_written(iter([parsed]), held)
     assert [w["form"] for w in words(written)] == [f.upper() for f in forms]
 
 
@@ -189,7 +189,7 @@ def test_the_spacing_is_kept_token_by_token(french):
     (SpacesAfter: two spaces, a no-break space) is kept."""
     from types import SimpleNamespace
 
-    from cdaflow.commands.cda import _counterfactuals, _line_records
+    from cdaflow.morph_cda.records import counterfactuals, line_records
 
     authors = Gazetteer({"auteur": "autrice", "compositeur": "compositrice"},
                         {"autrice": "auteur", "compositrice": "compositeur"})
@@ -206,7 +206,7 @@ def test_the_spacing_is_kept_token_by_token(french):
         sentence.metadata["sent_id"] = f"s-1-{k}"
     args = SimpleNamespace(direction="flip", batch_size=8)
     line = "C'est un auteur-compositeur (avec Marie)."
-    (record,) = _line_records(iter([(1, line)]), _counterfactuals(iter(sentences), authors, french, args))
+    (record,) = line_records(iter([(1, line)]), counterfactuals(iter(sentences), authors, french, args))
     assert record["counterfactual"] == "C'est une autrice-compositrice (avec Marie)."
     spaced = tree("Un  auteur\u00a0!", ("Un", "un", "DET", "Number=Sing", 2, "det", "SpacesAfter=\\s\\s"),
                   ("auteur", "auteur", "NOUN", MS, 0, "root", "SpacesAfter=\\u00A0"),
@@ -215,16 +215,16 @@ def test_the_spacing_is_kept_token_by_token(french):
 
 
 def test_the_cli_keeps_a_line_s_own_whitespace():
-    from cdaflow.commands.cda import _as_written, _read_lines
+    from cdaflow.morph_cda.records import as_written, lines_as_read
 
     held = {}
     line = "Un  auteur\u00a0!"
-    assert list(_read_lines(iter([(1, line)]), held)) == [(1, line)] and held == {1: line}
+    assert list(lines_as_read(iter([(1, line)]), held)) == [(1, line)] and held == {1: line}
     rows = [("Un", "un", "DET", "", 2, "det"), ("auteur", "auteur", "NOUN", MS, 0, "root"),
             ("!", "!", "PUNCT", "", 2, "punct")]
     (parsed,) = parse_conllu_string(tree("Un auteur !", *rows))
     parsed.metadata["sent_id"] = "s-1-1"
-    (written,) = _as_written(iter([parsed]), held)
+    (written,) = as_written(iter([parsed]), held)
     assert [t["misc"] for t in written] == [{"SpacesAfter": "\\s\\s"}, {"SpacesAfter": "\\u00A0"}, None]
     assert written.metadata["text"] == line
 
@@ -324,7 +324,7 @@ def test_only_words_an_intervention_reaches_can_change():
 def test_a_counterfactual_that_is_the_original_is_none():
     from types import SimpleNamespace
 
-    from cdaflow.commands.cda import _line_records
+    from cdaflow.morph_cda.records import line_records
 
     rows = [("Ustedes", "usted", "PRON", "", 2, "nsubj"), ("llegaron", "llegar", "VERB", "", 0, "root"),
             (".", ".", "PUNCT", "", 2, "punct")]
@@ -332,7 +332,7 @@ def test_a_counterfactual_that_is_the_original_is_none():
     same.metadata["sent_id"] = "s-1-1"
     text = "Ustedes llegaron."
     result = SimpleNamespace(original=text, counterfactual=text, changed=[], intervened=[0], forms=text.split(), by={})
-    (record,) = _line_records(iter([(1, "Ustedes llegaron.")]), iter([(same, result)]))
+    (record,) = line_records(iter([(1, "Ustedes llegaron.")]), iter([(same, result)]))
     assert record["counterfactual"] is None
     assert record["intervened"] == [{"sentence": "s-1-1", "id": 1, "from": "Ustedes", "to": "Ustedes"}]
 

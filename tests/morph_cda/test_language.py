@@ -139,6 +139,8 @@ def test_a_language_with_corpora_but_no_probes_stops_at_start_up(tmp_path, monke
         folder = tmp_path / case  # a folder per case: language files are cached by folder
         folder.mkdir()
         (folder / "es.yaml").write_text(edited, encoding="utf-8")
+        # the demo's French corpus still needs its language file (the spaCy pipeline it names)
+        (folder / "fr.yaml").write_text((PROJECT_FILES / "fr.yaml").read_text(encoding="utf-8"), encoding="utf-8")
         monkeypatch.setattr(languages, "LANGUAGES_DIR", folder)
         cdaflow_config.validate(config, source="test")
 

@@ -35,7 +35,7 @@ def test_too_few_sentences_are_refused(tmp_path):
 
 
 def test_a_tiny_pipeline_trains_and_parses(tmp_path):
-    from cdaflow.text.parsing import SpacyParser
+    from cdaflow.text.spacy_parser import SpacyParser
 
     path = tmp_path / "es.conllu"
     path.write_text(SPANISH * 12, encoding="utf-8")

@@ -21,14 +21,12 @@ from cdaflow.text.parsing import (
     GoldParser,
     Parser,
     ParserUnavailable,
-    SpacyParser,
-    StanzaParser,
     get_parser,
     merge_sentences,
     parse_text_file,
-    stanza_document_to_sentences,
-    stanza_model_problems,
 )
+from cdaflow.text.spacy_parser import SpacyParser
+from cdaflow.text.stanza_parser import StanzaParser, stanza_document_to_sentences, stanza_model_problems
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEMO_TEXT = PROJECT_ROOT / "resources" / "demo" / "text"

@@ -158,7 +158,8 @@ def test_models_trained_by_stanza_are_fetched_and_parse(tmp_path: Path) -> None:
     """The rehearsal's models: trained for a few steps by stanza's own code, served, fetched, loaded, parsing."""
     if not rehearsal.UD.is_dir():
         pytest.skip(f"{rehearsal.UD} is absent: the models are trained on its samples")
-    from cdaflow.text.parsing import StanzaParser, parse_text_file
+    from cdaflow.text.parsing import parse_text_file
+    from cdaflow.text.stanza_parser import StanzaParser
 
     models = rehearsal.build_stanza(tmp_path / "train", ["es"])
     with mock_server() as server:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cdaflow.cluster import load_jobs
 from cdaflow.config import validate
+from cdaflow.pipeline.cluster import load_jobs
 from tests.mock_servers import mock_server
 from tests.workflow import slurm_stubs
 from tests.workflow.test_snakemake import project_copy, snakemake

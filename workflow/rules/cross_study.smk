@@ -1,9 +1,9 @@
 # Cross-study comparisons and scale notes: Study A's CDA on Study B's test
 # sets, Study D's bias score on D-swapped SNLI and on Study C's GAP-Subjective, and the measured cost
-# of every rule with the paper-scale run it implies. Logic: src/cdaflow/cross_study.py, scale_notes.py.
+# of every rule with the paper-scale run it implies. Logic: src/cdaflow/cross_study/, pipeline/scale_notes.py.
 # Included after every study's rule file: it reads their paths and final targets.
 
-from cdaflow.scale_notes import rule_benchmarks, rules_with_gpu
+from cdaflow.pipeline.scale_notes import rule_benchmarks, rules_with_gpu
 
 CS_OUT = "results/cross_study"
 # Study A's packaged Spanish model (written by morph_cda_evaluate), the one `cdaflow cda` uses by default.
@@ -52,6 +52,7 @@ rule cross_study_cda_regender:
         model=CS_CDA_MODEL,
         gold=list(REG_TESTSETS.values()),
         b_outputs=CS_B_OUTPUTS,
+        adjectives="resources/cross_study/character_adjectives.es.txt",  # the character adjectives, Jain et al. 2021 §6
         stanza=stanza_models.parse_inputs(config, config["parsing"]["corpora"], "es"),  # parses Spanish with the corpus backend
     output:
         table=study_report(f"{CS_OUT}/cda_regender.tsv", "cross_study", "cda_regender"),

@@ -1,6 +1,6 @@
 # What every study uses: data paths, dataset and file references, GPU requests, the registry of
 # final targets. Each study's own paths, input functions and targets open its rule file.
-from cdaflow.cluster import load_jobs, slurm_resources
+from cdaflow.pipeline.cluster import load_jobs, slurm_resources
 from cdaflow.config import ConfigError
 from cdaflow.data.hub import hub_folder_name, hub_refs
 
@@ -38,9 +38,9 @@ SLURM = config["compute"].get("slurm") or {}
 
 
 def job_resources(name, backend=None):
-    """GPUs (gpus_for), SLURM partition and account (config compute.slurm, cdaflow.cluster.slurm_resources)
+    """GPUs (gpus_for), SLURM partition and account (config compute.slurm, cdaflow.pipeline.cluster.slurm_resources)
     and memory of a heavy job; at paper scale also its runtime, growing with each retry, and memory derived
-    from its measured cost and the config's sizes (cdaflow.cluster), else config compute.mem_mb."""
+    from its measured cost and the config's sizes (cdaflow.pipeline.cluster), else config compute.mem_mb."""
     gpu = gpus_for(backend)
     resources = {**slurm_resources(SLURM, name, gpu), "mem_mb": config["compute"]["mem_mb"]}
     if config["scale"] == "paper":

@@ -1,12 +1,12 @@
 # What a reader opens first: results/README.md, every catalogued table and figure with the paper's
 # number beside ours and the scale that produced it (`snakemake --report` gives the HTML report).
-# Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/reporting.py. The claims ledger
+# Catalogue: workflow/report/catalogue.yaml; logic: src/cdaflow/pipeline/reporting.py. The claims ledger
 # (results/claims.tsv, first section of the README): resources/claims.yaml with the papers' numbers in
-# resources/<study>/paper.yaml, src/cdaflow/claims.py; a claim that does not hold says why: by how much, the
+# resources/<study>/paper.yaml, src/cdaflow/pipeline/claims.py; a claim that does not hold says why: by how much, the
 # paper's figures, and the run's inputs (item counts read from its outputs) against the paper's counts in
 # resources/cross_study/paper.yaml, so a scale effect reads apart from a defect. Both cite the run's signature
-# (results/signature.json: config hash, commit, package versions, devices; src/cdaflow/signature.py).
-from cdaflow.signature import config_hash
+# (results/signature.json: config hash, commit, package versions, devices; src/cdaflow/pipeline/signature.py).
+from cdaflow.pipeline.signature import config_hash
 
 
 rule claims:

@@ -39,6 +39,8 @@ from cdaflow.io import tabular
 from cdaflow.io.model_card import check_card, demo_notice
 from cdaflow.io.output import check_output_target, open_output
 from cdaflow.io.text import (
+    DEFAULT_MAX_CHARS,
+    MAX_MAX_CHARS,
     LiveLines,
     check_stdout_open,
     chunks,
@@ -50,7 +52,6 @@ from cdaflow.io.text import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_CHARS",
     "add_input_arguments",
     "add_output_argument",
     "announce_model",
@@ -68,10 +69,6 @@ __all__ = [
     "text_lines",
 ]
 
-# A sentence is a few hundred characters and a paragraph a few thousand; a line of more is
-# almost always a file without line breaks. spaCy refuses texts over 1,000,000 (E088).
-DEFAULT_MAX_CHARS = 20_000
-MAX_MAX_CHARS = 1_000_000
 # Blank lines held while looking for the first text line (format check).
 _SNIFF_LINES = 1000
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 
+from cdaflow.io.text import MAX_BATCH_SIZE
+
 __all__ = [
-    "MAX_BATCH_SIZE", "MAX_BEAM_SIZE", "MAX_SAMPLES", "batch_size", "beam_size", "bounded_int", "nonnegative_int",
+    "MAX_BEAM_SIZE", "MAX_SAMPLES", "batch_size", "beam_size", "bounded_int", "nonnegative_int",
     "positive_int", "processes", "samples", "torch_device",
 ]
 
-# Lines or sentences held at once: memory grows with the batch, so a typo of extra digits is refused.
-MAX_BATCH_SIZE = 100_000
 # A beam holds this many hypotheses per sentence: the papers use 5; hundreds only slow a run down.
 MAX_BEAM_SIZE = 100
 # SEAT permutation samples: time grows with them (the default is 100,000; 100 times that is hours).

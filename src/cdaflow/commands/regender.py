@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cdaflow.api import Regenderer, warnings_to_stderr
+from cdaflow.api.errors import warnings_to_stderr
+from cdaflow.api.regender import Regenderer
 from cdaflow.commands.common import (
     add_input_arguments,
     add_output_argument,
@@ -16,12 +17,9 @@ from cdaflow.commands.common import (
     write_record,
 )
 from cdaflow.commands.options import beam_size, processes
+from cdaflow.regender.variants import LANGUAGES, METHODS
 from cdaflow.text.parsing import BACKENDS
 
-LANGUAGES = ("es",)
-METHODS = ("rules", "nmt")
-# Segments per sockeye-translate call: each call pays the model's start-up once.
-NMT_CHUNK = 5000
 EXAMPLES = """\
   echo "¿Estás listo?" | cdaflow regender --lang es
   echo "Gracias, estoy encantado." | cdaflow regender --lang es --sequences paper
@@ -78,23 +76,6 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _changed_words(original: str, variant: str) -> list[dict[str, str]]:
-    from difflib import SequenceMatcher
-
-    from cdaflow.regender.errors import tokens
-
-    a, b = tokens(original), tokens(variant)
-    return [
-        {"from": " ".join(a[i1:i2]), "to": " ".join(b[j1:j2])}
-        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-        if tag != "equal"
-    ]
-
-
-def _blank(number: int, line: str) -> dict:
-    return {"line": number, "original": line, "variant": line, "label": None, "changes": []}
-
-
 def run(args: argparse.Namespace) -> int:
     read: dict[str, object] = {}
 
@@ -112,14 +93,3 @@ def run(args: argparse.Namespace) -> int:
             for record in progress(records, args, line_of=lambda record: record["line"]):
                 write_record(out, record)
     return 0
-
-
-def _reason(error: Exception) -> str:
-    """The exception line of a failed tool's output (its traceback's last ``SomeError: ...``)."""
-    import re
-
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    for line in reversed(lines):
-        if re.match(r"^[\w.]*(Error|Exception)\b:?", line):
-            return line[:300]
-    return lines[-1][:300] if lines else "no output"

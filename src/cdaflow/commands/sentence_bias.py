@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import warnings
 from pathlib import Path
 
-from cdaflow.api import SEAT, BiasScorer, CdaflowWarning, seat_tests, warnings_to_stderr
+from cdaflow.api.errors import warnings_to_stderr
+from cdaflow.api.sentence_bias import SEAT, BiasScorer, seat_tests
 from cdaflow.commands.common import (
     add_input_arguments,
     add_output_argument,
@@ -19,16 +19,8 @@ from cdaflow.commands.common import (
     write_record,
 )
 from cdaflow.commands.options import batch_size, nonnegative_int, samples
-from cdaflow.io.text import numbered_lines
+from cdaflow.sentence_bias.inputs import DEFAULT_DIRECTIONS, DEFAULT_VECTORS, DEFAULT_WORDS, ENCODERS
 
-RESULTS = Path("results/sentence_bias")
-ENCODERS = ("infersent", "sbert")
-DIRECTIONS = {
-    "infersent": RESULTS / "gender_direction.npy",
-    "sbert": RESULTS / "transformer" / "gender_direction.npy",
-}
-DEFAULT_VECTORS = RESULTS / "vectors"
-DEFAULT_WORDS = RESULTS / "gender_words.txt"
 SCORE_EXAMPLES = """\
   echo "She likes the new pink dress." \\
     | cdaflow bias-score --model results/sentence_bias/train_infersent/original
@@ -98,8 +90,8 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     _add_encoder_arguments(score)
     score.add_argument(
         "--direction", type=Path,
-        help=f"the gender direction (default: {DIRECTIONS['infersent']} for infersent, "
-        f"{DIRECTIONS['sbert']} for sbert)",
+        help=f"the gender direction (default: {DEFAULT_DIRECTIONS['infersent']} for infersent, "
+        f"{DEFAULT_DIRECTIONS['sbert']} for sbert)",
     )
     score.add_argument(
         "--words", type=Path, default=DEFAULT_WORDS, help=f"the gender word list L (default: {DEFAULT_WORDS})"
@@ -132,47 +124,6 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
     seat.set_defaults(run=run_seat)
 
 
-def _transformer(model: str):
-    """A folder, else an installed package bundling a model, else a Hub id; one line when it does not load."""
-    import importlib.util
-
-    from cdaflow.io.weights import broken_file
-    from cdaflow.sentence_bias.transformer import TransformerEncoder
-
-    try:
-        if Path(model).exists():
-            return TransformerEncoder.load(model)
-        if model.isidentifier() and importlib.util.find_spec(model) is not None:
-            return TransformerEncoder.from_package(model)
-        if "/" not in model:
-            raise FileNotFoundError(f"--model {model!r}: no such folder or installed model package")
-        return TransformerEncoder.load(model)
-    except FileNotFoundError:
-        raise
-    except Exception as error:  # noqa: BLE001 - safetensors, json, tokenizers, torch: each its own type
-        raise ValueError(f"--model {model}: cannot load the sentence-transformers model: "
-                         f"{broken_file(model) or ' '.join(str(error).split())[:300]}") from None
-
-
-def _read_words(path: Path):
-    """The gender word list L: one word a line; a file of another shape stops with its line."""
-    from cdaflow.sentence_bias.wordlist import GenderWordList
-
-    if not path.is_file():
-        raise FileNotFoundError(f"--words {path}: no such file (`make demo` writes {DEFAULT_WORDS}; or pass --words)")
-    words = set()
-    for number, line in numbered_lines(path, max_chars=1000):
-        word = line.strip()
-        if not word:
-            continue
-        if len(word.split()) != 1:
-            raise ValueError(f"{path}:{number}: expected one word a line (the gender word list), found {word!r}")
-        words.add(word)
-    if not words:
-        raise ValueError(f"--words {path}: no words (one word a line)")
-    return GenderWordList(frozenset(words), {"loaded": len(words)})
-
-
 def run_bias_score(args: argparse.Namespace) -> int:
     read: dict[str, object] = {}
 
@@ -201,53 +152,6 @@ def tsv_row(record: dict) -> str:
         return f"{sentence}\tnan\tnan\tnan\t\n"
     listed = ", ".join(f"{row['word']}:{row['weighted']:+.4f}" for row in record["top_words"])
     return f"{sentence}\t{record['F']:.6f}\t{record['M']:.6f}\t{record['Abs']:.6f}\t{escape_tsv(listed)}\n"
-
-
-def _load_direction(path: Path):
-    """The gender direction: a 1-D float array saved by numpy.save; ValueError names the file otherwise."""
-    import numpy as np
-
-    with open(path, "rb") as handle:
-        if handle.read(6) != b"\x93NUMPY":  # numpy's own message would talk of pickled data
-            raise ValueError(f"{path}: not a NumPy .npy array (no .npy header; write the direction with numpy.save)")
-    try:
-        direction = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as error:
-        raise ValueError(f"{path}: not a NumPy .npy array ({error})") from None
-    if not isinstance(direction, np.ndarray) or direction.ndim != 1 or direction.dtype.kind != "f":
-        raise ValueError(
-            f"{path}: expected a 1-D float array (the gender direction), found "
-            f"shape {getattr(direction, 'shape', None)} of {getattr(direction, 'dtype', type(direction).__name__)}"
-        )
-    if not np.all(np.isfinite(direction)) or not np.any(direction):
-        raise ValueError(f"{path}: the gender direction has non-finite or only zero values")
-    return direction
-
-
-def _dim(encoder) -> int:
-    """Dimensions of the space the direction lives in: GloVe's for InferSent, the encoder's for SBERT."""
-    return encoder.dim if hasattr(encoder, "tokenizer") else encoder.vectors.dim
-
-
-def _default_tests(folder: Path) -> list[str]:
-    """The paper's tests that the folder holds (a note names the others), else every test in it."""
-    from cdaflow.sentence_bias.seat import PAPER_TESTS, seat_test_path
-
-    found, missing = [], []
-    for name in PAPER_TESTS:
-        try:
-            seat_test_path(folder, name)
-            found.append(name)
-        except FileNotFoundError:
-            missing.append(name)
-    if not found:
-        found = sorted(path.stem for path in Path(folder).glob("*.jsonl"))
-        if not found:
-            raise FileNotFoundError(f"--tests {folder}: no *.jsonl SEAT tests there")
-    elif missing:
-        warnings.warn(f"{folder} lacks the paper's {', '.join(missing)}; running {', '.join(found)}",
-                      CdaflowWarning, stacklevel=3)
-    return found
 
 
 def run_seat(args: argparse.Namespace) -> int:

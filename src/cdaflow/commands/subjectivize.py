@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
-from cdaflow.api import Subjectivizer, warnings_to_stderr
+from cdaflow.api.errors import warnings_to_stderr
+from cdaflow.api.gap_subjective import Subjectivizer
 from cdaflow.commands.common import (
     add_input_arguments,
     add_output_argument,
@@ -59,19 +59,6 @@ def add_parser(subcommands: argparse._SubParsersAction) -> None:
         help="sentences transferred and scored at once (default: 256)",
     )
     parser.set_defaults(run=run)
-
-
-def _blank(number: int, line: str) -> dict:
-    return {"line": number, "original": line, "transferred": None, "gleu": None, "ppl_original": None,
-            "ppl_transferred": None, "p_subjective": None, "within_gleu": None, "within_perplexity": None,
-            "objective": None, "verdict": None}
-
-
-def _number(value, digits: int) -> float | None:
-    """A rounded float, None for an infinite or undefined one (JSON has no Infinity: an empty
-    transfer has an infinite perplexity)."""
-    value = float(value)
-    return round(value, digits) if math.isfinite(value) else None
 
 
 def run(args: argparse.Namespace) -> int:

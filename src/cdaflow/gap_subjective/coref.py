@@ -38,12 +38,11 @@ Classifier (`train_mlp`)
 from __future__ import annotations
 
 import logging
-import math
 import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,9 +50,9 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.gap_subjective.gap import GapExample
 from cdaflow.io.models import resolve_model_source
+from cdaflow.settings import FRACTION, NON_NEGATIVE, POSITIVE, POSITIVE_INT, check_settings, one_of, settings_from
 
 __all__ = [
     "LABELS",
@@ -302,27 +301,16 @@ class SpanEncoder:
 class MLPSettings:
     """Classifier settings; defaults are the paper's (§4.2) and Yang et al.'s hidden size 37."""
 
-    epochs: int = 1000
-    dropout: float = 0.6
-    learning_rate: float = 1e-3
-    l2: float = 0.1
-    batch_size: int = 32
-    hidden_size: int = 37
-    feature_set: str = "concat"
+    epochs: int = field(default=1000, metadata=POSITIVE_INT)
+    dropout: float = field(default=0.6, metadata=FRACTION)
+    learning_rate: float = field(default=1e-3, metadata=POSITIVE)
+    l2: float = field(default=0.1, metadata=NON_NEGATIVE)
+    batch_size: int = field(default=32, metadata=POSITIVE_INT)
+    hidden_size: int = field(default=37, metadata=POSITIVE_INT)
+    feature_set: str = field(default="concat", metadata=one_of(*FEATURE_SETS))
 
     def __post_init__(self) -> None:
-        if problems := not_positive_integers(self, ("epochs", "batch_size", "hidden_size")):
-            raise ValueError("MLPSettings: " + "; ".join(problems))
-        for name in ("dropout", "learning_rate", "l2"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"MLPSettings.{name}: expected a number, got {value!r}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"MLPSettings.dropout: expected 0 <= dropout < 1, got {self.dropout}")
-        if self.learning_rate <= 0 or self.l2 < 0:
-            raise ValueError(f"MLPSettings: learning_rate must be > 0 and l2 >= 0, got {self.learning_rate}, {self.l2}")
-        if self.feature_set not in FEATURE_SETS:
-            raise ValueError(f"MLPSettings.feature_set: {self.feature_set!r} is not one of {FEATURE_SETS}")
+        check_settings(self, "MLPSettings")
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> MLPSettings:
@@ -381,7 +369,7 @@ def train_mlp(
     device: str | torch.device = "cpu",
 ) -> CorefMLP:
     """Train the classifier on [N, 3, D] features and labels A / B / NEITHER on `device` (the rule's,
-    :func:`cdaflow.device.rule_device`); returns it there, in eval mode.
+    :func:`cdaflow.pipeline.device.rule_device`); returns it there, in eval mode.
 
     Whole-tensor mini-batching (one seeded permutation and one input-dropout mask per epoch, then
     slices; fused Adam) keeps the 1000 epochs cheap. ``seed`` fixes the initial weights and the

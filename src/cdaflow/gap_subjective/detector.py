@@ -24,7 +24,7 @@ import math
 import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +33,19 @@ import torch
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 from sklearn.model_selection import train_test_split
 
-from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.checkpoints import CheckpointStore, clone_state, digest_texts, restore_rng, rng_state
 from cdaflow.io.models import resolve_model_source
+from cdaflow.settings import (
+    FRACTION,
+    NON_EMPTY,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    check_settings,
+    in_range,
+    settings_from,
+)
 
 __all__ = [
     "OBJECTIVE",
@@ -65,31 +74,18 @@ class DetectorSettings:
     paper; the defaults are the common RoBERTa fine-tuning recipe.
     """
 
-    model: str = "roberta-base"
-    max_length: int = 50
-    learning_rate: float = 2e-5
-    weight_decay: float = 0.01
-    epochs: int = 3
-    batch_size: int = 32
-    warmup_ratio: float = 0.1
-    test_fraction: float = 0.1
-    predict_batch_size: int = 128
+    model: str = field(default="roberta-base", metadata=NON_EMPTY)
+    max_length: int = field(default=50, metadata=POSITIVE_INT)
+    learning_rate: float = field(default=2e-5, metadata=POSITIVE)
+    weight_decay: float = field(default=0.01, metadata=NON_NEGATIVE)
+    epochs: int = field(default=3, metadata=POSITIVE_INT)
+    batch_size: int = field(default=32, metadata=POSITIVE_INT)
+    warmup_ratio: float = field(default=0.1, metadata=FRACTION)
+    test_fraction: float = field(default=0.1, metadata=in_range(0, 1, brackets="()"))
+    predict_batch_size: int = field(default=128, metadata=POSITIVE_INT)
 
     def __post_init__(self) -> None:
-        problems = []
-        if not self.model:
-            problems.append("model is empty")
-        problems += not_positive_integers(self, ("max_length", "epochs", "batch_size", "predict_batch_size"))
-        if not self.learning_rate > 0:
-            problems.append(f"learning_rate={self.learning_rate!r} must be > 0")
-        if not self.weight_decay >= 0:
-            problems.append(f"weight_decay={self.weight_decay!r} must be >= 0")
-        if not 0 <= self.warmup_ratio < 1:
-            problems.append(f"warmup_ratio={self.warmup_ratio!r} must be in [0, 1)")
-        if not 0 < self.test_fraction < 1:
-            problems.append(f"test_fraction={self.test_fraction!r} must be in (0, 1)")
-        if problems:
-            raise ValueError("detector settings: " + "; ".join(problems))
+        check_settings(self, "detector settings")
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> DetectorSettings:

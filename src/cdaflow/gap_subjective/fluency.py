@@ -14,7 +14,7 @@ Two scorers share the :class:`PerplexityScorer` protocol:
   Sentences are batched by length with right padding and an attention mask, which leaves the
   numbers unchanged (causal attention never looks right).
 * :class:`LSTMScorer`, the offline stand-in: the project's SentencePiece-BPE + LSTM language model
-  (:mod:`cdaflow.morph_cda.lm`), trained on WNC text by :func:`train_lstm_scorer`. It scores a
+  (:mod:`cdaflow.text.language_model`), trained on WNC text by :func:`train_lstm_scorer`. It scores a
   sentence as that model was trained and validated: ``BOS pieces EOS``, so the end-of-sentence
   prediction counts as one more token, and perplexity is per BPE piece.
 
@@ -37,11 +37,11 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import torch
 
-from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.checkpoints import CheckpointStore
 from cdaflow.io.models import resolve_model_source
-from cdaflow.morph_cda.lm import (
+from cdaflow.settings import FRACTION, POSITIVE_INT, check_settings, settings_from
+from cdaflow.text.language_model import (
     EOS,
     LMSettings,
     LSTMLanguageModel,
@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 
 BPE_MODEL = "bpe.model"  # same layout as the morph_cda LM folders, so those load here too
 LM_FILE = "lm.pt"
-PIECE_SHIFT = 3  # cdaflow.morph_cda.lm reserves ids 0-2 for PAD, BOS, EOS
+PIECE_SHIFT = 3  # cdaflow.text.language_model reserves ids 0-2 for PAD, BOS, EOS
 PROGRESS_EVERY = 50  # batches between progress log lines
 
 
@@ -153,7 +153,7 @@ class HFCausalLMScorer:
 
 
 # ---------------------------------------------------------------------------------------------
-# Offline stand-in: SentencePiece + LSTM LM of cdaflow.morph_cda.lm
+# Offline stand-in: SentencePiece + LSTM LM of cdaflow.text.language_model
 # ---------------------------------------------------------------------------------------------
 class LSTMScorer:
     """Per-sentence, per-piece perplexity (EOS included) under a BPE + LSTM LM folder."""
@@ -175,7 +175,7 @@ class LSTMScorer:
         return cls(bpe, LSTMLanguageModel.load(model_dir, str(device)), device)
 
     def piece_ids(self, sentences: Sequence[str]) -> list[list[int]]:
-        """Shifted BPE piece ids, as :mod:`cdaflow.morph_cda.lm` expects them."""
+        """Shifted BPE piece ids, as :mod:`cdaflow.text.language_model` expects them."""
         return [[piece + PIECE_SHIFT for piece in pieces] for pieces in self.bpe.encode(list(sentences))]
 
     def perplexities(self, sentences: Sequence[str]) -> np.ndarray:
@@ -204,15 +204,12 @@ class LSTMScorerSettings:
     `lm.seed` is ignored: :func:`train_lstm_scorer` takes the seed as a parameter.
     """
 
-    bpe_vocab: int = 8000
-    dev_fraction: float = 0.05
+    bpe_vocab: int = field(default=8000, metadata=POSITIVE_INT)
+    dev_fraction: float = field(default=0.05, metadata=FRACTION)
     lm: LMSettings = field(default_factory=LMSettings)
 
     def __post_init__(self) -> None:
-        if problems := not_positive_integers(self, ("bpe_vocab",)):
-            raise ValueError("LSTM scorer settings: " + "; ".join(problems))
-        if not 0 <= self.dev_fraction < 1:
-            raise ValueError(f"LSTM scorer settings: dev_fraction={self.dev_fraction!r} must be in [0, 1)")
+        check_settings(self, "LSTM scorer settings")
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LSTMScorerSettings:

@@ -16,7 +16,7 @@ On a GPU, 3.5.1's ``collapse_copy_scores`` fails outright: it builds its index t
 ("Expected all tensors to be on the same device ... index_select"; reported upstream and fixed
 after 3.5.1; found by the project's first GPU run, ``benchmarks/gpu_speedup.py``).
 :func:`collapse_copy_scores` is the same merge with its indices on the scores' device; :func:`patch`
-puts it in the loss and in the translator (validation and ``transfer.Transferer``).
+puts it in the loss and in the translator (validation and ``transferer.Transferer``).
 
 Run as ``python -m cdaflow.gap_subjective.onmt_train -config ...``.
 
@@ -182,7 +182,7 @@ def load_for_training(ckpt_path: str | None) -> dict[str, Any] | None:
         return None
     from onmt.utils.logging import logger
 
-    from cdaflow.gap_subjective.transfer import load_onmt_checkpoint
+    from cdaflow.gap_subjective.transferer import load_onmt_checkpoint
 
     logger.info("Loading checkpoint from %s", ckpt_path)  # onmt's own line
     checkpoint = load_onmt_checkpoint(ckpt_path)

@@ -177,7 +177,8 @@ class Subjectivizer:
     @classmethod
     def load(cls, folder: str | os.PathLike[str], *, device: str = "cpu") -> Subjectivizer:
         from cdaflow.gap_subjective.detector import Detector
-        from cdaflow.gap_subjective.transfer import Transferer, encode_pieces
+        from cdaflow.gap_subjective.pieces import encode_pieces
+        from cdaflow.gap_subjective.transferer import Transferer
 
         folder = Path(folder)
         manifest_path = folder / MANIFEST

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cdaflow.config import settings_from
 from cdaflow.gap_subjective.gleu import sentence_gleu
+from cdaflow.settings import settings_from
 
 __all__ = ["Thresholds", "apply_thresholds", "fluency_keep", "score_transfers"]
 

@@ -1,11 +1,15 @@
-"""Long-lived helper processes (hunspell, hspell) fed and read through pipes."""
+"""External tools: finding an installed console script, and ending long-lived helper processes
+(hunspell, hspell) fed and read through pipes."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["end_process"]
+__all__ = ["end_process", "find_console_script"]
 
 
 def end_process(process: subprocess.Popen, *others: IO[Any]) -> None:
@@ -26,3 +30,13 @@ def end_process(process: subprocess.Popen, *others: IO[Any]) -> None:
             process.wait()
     for stream in others:
         stream.close()
+
+
+def find_console_script(name: str) -> str | None:
+    """A console script installed beside this interpreter (the venv's bin/), else on PATH; None if neither."""
+    import shutil
+
+    beside = Path(sys.executable).with_name(name)
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(name)

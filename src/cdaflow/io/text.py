@@ -23,6 +23,13 @@ from typing import IO, Any, TypeVar
 
 # UTF-8 that drops a leading byte-order mark (and reads files without one unchanged).
 ENCODING = "utf-8-sig"
+# The longest line a tool accepts (its --max-chars, the API's max_chars). A sentence is a few
+# hundred characters and a paragraph a few thousand; a line of more is almost always a file
+# without line breaks. spaCy refuses texts over 1,000,000 (E088).
+DEFAULT_MAX_CHARS = 20_000
+MAX_MAX_CHARS = 1_000_000
+# Lines or sentences a tool holds at once: memory grows with the batch, so a typo of extra digits is refused.
+MAX_BATCH_SIZE = 100_000
 
 
 # What a compressed file starts with, and what reads it.

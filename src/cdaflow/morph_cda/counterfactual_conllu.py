@@ -13,6 +13,7 @@ import copy
 from collections.abc import Iterable
 
 from cdaflow.io.conllu import Sentence, is_multiword, words
+from cdaflow.morph_cda.language import Language
 from cdaflow.morph_cda.language import get as language_of
 from cdaflow.morph_cda.surface import rebuild_multiword
 from cdaflow.morph_cda.tags import feats_with_tag
@@ -20,7 +21,7 @@ from cdaflow.morph_cda.tags import feats_with_tag
 __all__ = ["counterfactual_sentence"]
 
 
-def counterfactual_sentence(sentence: Sentence, result, lang: str, features: Iterable[str]) -> Sentence:
+def counterfactual_sentence(sentence: Sentence, result, lang: Language | str, features: Iterable[str]) -> Sentence:
     """`sentence` rewritten as its counterfactual `result` (a :class:`cdaflow.morph_cda.cda.Counterfactual`);
     a sentence without one (None) is returned unchanged, as a copy."""
     new = copy.deepcopy(sentence)

@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from cdaflow.runtime import find_console_script
+from cdaflow.io.processes import find_console_script
 
 __all__ = [
     "RESUME_STATE",

@@ -29,229 +29,30 @@ predicative clauses: a first- or second-person linking verb and its adjectives, 
 Lookup is one dict access per segment on the joined tag string (the extension's patterns are one
 compiled regular expression, its answers cached per tag string), so matching streams at tens of
 thousands of tagged segments/s per core (``benchmarks/regender_rules.py``).
+
+The segment and decision types are in :mod:`cdaflow.regender.segment_types`, the reading of a rules
+folder in :mod:`cdaflow.regender.rule_files` and the word rules in :mod:`cdaflow.regender.flipping`;
+this module decides.
 """
 
 from __future__ import annotations
 
-import csv
 import functools
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from cdaflow.regender.flipping import WordFlipper
+from cdaflow.regender.rule_files import CATEGORIES, read_rule_folder
+from cdaflow.regender.segment_types import FINAL, Change, Decision, Segment
 from cdaflow.regender.tagset import RESOURCES
-from cdaflow.text.case import match_case
 
-__all__ = ["DEFAULT_RULES_DIR", "SEQUENCE_SETS", "Change", "Decision", "RuleSet", "Segment", "match_case"]
+__all__ = ["DEFAULT_RULES_DIR", "RuleSet"]
 
 DEFAULT_RULES_DIR = RESOURCES / "es"
-# The paper's word classes, then the extension's (articles, possessives, quantifiers, pronouns).
-CATEGORIES = ("PPC", "DM", "Vadj", "ADJ", "VCL", "ART", "PPO", "QU", "PPX")
-FINAL = "FS"
-SEQUENCE_SETS = ("extended", "paper")
-EXTENSION_FILES = ("sequences_extension.tsv", "rules_extension.yaml")
 CLITIC_ENDINGS = ("lo", "la", "los", "las")
-PATTERN_SIGNS = frozenset("[]()|*?+")
 HABER = ("VHfin", "VHinf", "VHger")
 NO_GENDERED_VCL = "no gendered VCL"
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Surface tokens, their tags and, when known, each token's character span in ``text``."""
-
-    tokens: tuple[str, ...]
-    tags: tuple[str, ...]
-    text: str | None = None
-    spans: tuple[tuple[int, int], ...] | None = None
-    gendered: bool = False  # a word agreeing in gender (the parser's Gender on a non-noun)
-
-    def to_json(self) -> dict[str, object]:
-        return {"text": self.text, "tokens": list(self.tokens), "tags": list(self.tags),
-                "spans": None if self.spans is None else [list(s) for s in self.spans], "gendered": self.gendered}
-
-    @classmethod
-    def from_json(cls, record: Mapping[str, object]) -> Segment:
-        spans = record.get("spans")
-        return cls(tuple(record["tokens"]), tuple(record["tags"]), record.get("text"),  # type: ignore[arg-type]
-                   None if spans is None else tuple(tuple(s) for s in spans),  # type: ignore[union-attr]
-                   bool(record.get("gendered", False)))
-
-    def __post_init__(self) -> None:
-        if len(self.tokens) != len(self.tags):
-            raise ValueError(f"{len(self.tokens)} tokens but {len(self.tags)} tags")
-        if self.spans is not None and len(self.spans) != len(self.tokens):
-            raise ValueError(f"{len(self.tokens)} tokens but {len(self.spans)} spans")
-
-    @property
-    def n_words(self) -> int:
-        """Untokenized words (whitespace-separated), as the paper's length filter counts them."""
-        return len(self.text.split()) if self.text is not None else sum(t != FINAL and t != "CM" for t in self.tags)
-
-
-@dataclass(frozen=True)
-class Change:
-    index: int  # token position
-    old: str
-    new: str
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What the rules say about one segment.
-
-    ``label``: ``"G"`` (a variant exists), ``"N"`` (neutral) or ``None`` (not covered by the rules);
-    ``category``: the word class that changes or was checked; ``reason``: why, in words;
-    ``variant``: the other-gender segment (the original text for N); ``changes``: the words replaced.
-    """
-
-    label: str | None
-    category: str | None
-    sequence: str
-    reason: str
-    variant: str | None = None
-    changes: tuple[Change, ...] = field(default=())
-
-
-def _swap_suffix(word: str, suffixes: Sequence[tuple[str, str]]) -> str | None:
-    """`word` with its longest listed suffix replaced, in the word's case; None if none applies."""
-    lower = word.lower()
-    for old, new in suffixes:  # longest first
-        if lower.endswith(old) and len(lower) > len(old):
-            return word[: len(word) - len(old)] + (new.upper() if word.isupper() else new)
-    return None
-
-
-def _by_length(mapping: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(((str(k).lower(), str(v).lower()) for k, v in mapping.items()), key=lambda kv: -len(kv[0])))
-
-
-def _strip_accents(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
-
-
-def _pattern_regex(pattern: str) -> str:
-    """A sequence pattern (``FS*-(ADV|NEG)*-ADJ|Vadj-[CC-ADJ]-FS``) as a regex over ``TAG-TAG-...-``.
-
-    Grammar: seq = item ("-" item)*; item = unit ("|" unit)*; unit = primary [*?+];
-    primary = TAG | "(" seq ")" | "[" seq "]" (optional). Raises ValueError on a malformed pattern.
-    """
-    tokens = re.findall(r"[A-Za-z]+|[-|()\[\]*?+]|\S", pattern)
-    position = 0
-
-    def peek() -> str | None:
-        return tokens[position] if position < len(tokens) else None
-
-    def take(expected: str | None = None) -> str:
-        nonlocal position
-        token = peek()
-        if token is None or (expected is not None and token != expected):
-            raise ValueError(f"expected {expected or 'a tag'} at {' '.join(tokens[:position])} <here>")
-        position += 1
-        return token
-
-    def seq() -> str:
-        parts = [item()]
-        while peek() == "-":
-            take("-")
-            parts.append(item())
-        return "".join(parts)
-
-    def item() -> str:
-        units = [unit()]
-        while peek() == "|":
-            take("|")
-            units.append(unit())
-        return units[0] if len(units) == 1 else "(?:" + "|".join(units) + ")"
-
-    def unit() -> str:
-        token = take()
-        if token == "(":
-            body = "(?:" + seq() + ")"
-            take(")")
-        elif token == "[":
-            body = "(?:" + seq() + ")?"
-            take("]")
-        elif token.isalpha():
-            body = token + "-"
-        else:
-            raise ValueError(f"unexpected {token!r} at {' '.join(tokens[:position])} <here>")
-        if peek() in ("*", "?", "+"):
-            body = "(?:" + body + ")" + take()
-        return body
-
-    regex = seq()
-    if peek() is not None:
-        raise ValueError(f"unexpected {peek()!r} at {' '.join(tokens[:position])} <here>")
-    return regex
-
-
-def _read_sequences(
-    path: Path, patterns_allowed: bool
-) -> tuple[dict[str, tuple[str, str]], list[tuple[str, str, str]]]:
-    """Exact sequences {sequence: (label, category)} and patterns [(regex, label, category)] of one file."""
-    sequences: dict[str, tuple[str, str]] = {}
-    patterns: list[tuple[str, str, str]] = []
-    with open(path, encoding="utf-8") as handle:
-        lines = [(n, line) for n, line in enumerate(handle, start=1) if line.strip() and not line.startswith("#")]
-    reader = csv.reader((line for _, line in lines), delimiter="\t")
-    header = next(reader, None)
-    if header is None or header[:3] != ["sequence", "label", "category"]:
-        raise ValueError(f"{path}:{lines[0][0] if lines else 1}: header must start sequence, label, category")
-    for (number, _), row in zip(lines[1:], reader, strict=True):
-        if len(row) < 3:
-            raise ValueError(f"{path}:{number}: expected sequence, label, category")
-        sequence, label, category = row[0].strip(), row[1].strip(), row[2].strip()
-        if label not in ("G", "N"):
-            raise ValueError(f"{path}:{number}: field label: {label!r} is not G or N")
-        if not category or any(c not in CATEGORIES for c in category.split(",")):
-            raise ValueError(
-                f"{path}:{number}: field category: {category!r} is not one of {CATEGORIES} "
-                "(or several joined by commas)"
-            )
-        if not sequence or " " in sequence:
-            raise ValueError(f"{path}:{number}: field sequence: {sequence!r} is not TAG-TAG-...")
-        if PATTERN_SIGNS & set(sequence):
-            if not patterns_allowed:
-                raise ValueError(f"{path}:{number}: field sequence: {sequence!r}: patterns belong in the extension, "
-                                 "the paper's sequences are exact")
-            try:
-                patterns.append((_pattern_regex(sequence), label, category))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: field sequence: {exc}") from None
-            continue
-        if sequence in sequences and sequences[sequence] != (label, category):
-            raise ValueError(f"{path}:{number}: sequence {sequence} listed twice with different labels")
-        sequences[sequence] = (label, category)
-    return sequences, patterns
-
-
-def _merge_rules(base: Mapping[str, object], extra: Mapping[str, object]) -> dict[str, object]:
-    """`base` with `extra` on top: lists joined, mappings merged, anything else replaced."""
-    merged = dict(base)
-    for key, value in extra.items():
-        old = merged.get(key)
-        if isinstance(old, list) and isinstance(value, list):
-            merged[key] = [*old, *value]
-        elif isinstance(old, dict) and isinstance(value, dict):
-            merged[key] = {**old, **value}
-        else:
-            merged[key] = value
-    return merged
-
-
-def _read_rules(path: Path) -> dict[str, object]:
-    try:
-        rules = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML ({exc})") from None
-    if not isinstance(rules, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
-    return rules
 
 
 class RuleSet:
@@ -272,17 +73,7 @@ class RuleSet:
         def words(key: str) -> frozenset[str]:
             return frozenset(str(w).lower() for w in r.get(key, []) or [])
 
-        self.clitics = {str(k).lower(): str(v).lower() for k, v in (r.get("clitics") or {}).items()}
-        self.demonstratives = {str(k).lower(): str(v).lower() for k, v in (r.get("demonstratives") or {}).items()}
-        self.neutral_demonstratives = words("neutral_demonstratives")
-        self.participle_suffixes = _by_length(r.get("participle_suffixes") or {})
-        self.adjective_suffixes = _by_length(r.get("adjective_suffixes") or {})
-        self.neutral_adjective_endings = tuple(sorted(words("neutral_adjective_endings"), key=len, reverse=True))
-        self.neutral_adjectives = words("neutral_adjectives")
-        self.gendered_adjectives = words("gendered_adjectives")
-        self.enclitic_suffixes = _by_length(r.get("enclitic_suffixes") or {})
-        self.neutral_enclitic_verbs = words("neutral_enclitic_verbs")
-        self.neutral_clitic_verbs = words("neutral_clitic_verbs")
+        self.flipper = WordFlipper(rules)  # how each word class changes (rules.yaml's word rules)
         # A clitic before a periphrasis is its non-finite verb's (Lo tengo que hacer); lo before que,
         # de or an adjective is the neuter article (Lo que dices, Lo mejor).
         self.climbing_links = words("clitic_climbing_links")
@@ -290,13 +81,7 @@ class RuleSet:
         self.article_lo_tags = frozenset(str(t) for t in r.get("article_lo_before_tags") or ())
         self.max_words = int(r.get("max_words", 10))
         # The extension's words (empty with the paper's rules alone).
-        self.word_maps = {
-            category: {str(k).lower(): str(v).lower() for k, v in (r.get(key) or {}).items()}
-            for category, key in (("ART", "articles"), ("PPO", "possessives"), ("QU", "quantifiers"),
-                                  ("PPX", "pronouns"))
-        }
         self.neutral_articles = words("neutral_articles")
-        self.neutral_enclitic_bases = frozenset(_strip_accents(w) for w in words("neutral_enclitic_bases"))
         self.referent_pronouns = words("referent_pronouns")
         self.fillers = frozenset(" ".join(str(f).lower().split()) for f in r.get("fillers", []) or [])
         self._filler_words = max((len(f.split()) for f in self.fillers), default=0)
@@ -318,73 +103,8 @@ class RuleSet:
     def load(cls, folder: str | Path = DEFAULT_RULES_DIR, sequences: str = "extended") -> RuleSet:
         """The rules of `folder`: ``sequences.tsv`` and ``rules.yaml``, and for ``sequences="extended"``
         also ``sequences_extension.tsv`` and ``rules_extension.yaml``; errors name the file, line and field."""
-        if sequences not in SEQUENCE_SETS:
-            raise ValueError(f"sequence set {sequences!r} is not one of {', '.join(SEQUENCE_SETS)}")
-        folder = Path(folder)
-        needed = ["sequences.tsv", "rules.yaml"] + (list(EXTENSION_FILES) if sequences == "extended" else [])
-        for name in needed:
-            if not (folder / name).is_file():
-                hint = " (the extended sequences need it; or use the paper's: --sequences paper)"
-                hint = hint if name in EXTENSION_FILES else ""
-                raise FileNotFoundError(f"rules folder {folder}: missing {name}{hint}")
-        exact, _ = _read_sequences(folder / "sequences.tsv", patterns_allowed=False)
-        rules = _read_rules(folder / "rules.yaml")
-        patterns: list[tuple[str, str, str]] = []
-        if sequences == "extended":
-            extra, patterns = _read_sequences(folder / EXTENSION_FILES[0], patterns_allowed=True)
-            exact = {**extra, **exact}  # a sequence of the paper keeps the paper's label
-            extension = _read_rules(folder / EXTENSION_FILES[1])
-            try:
-                re.compile(str(extension.get("trailing_interjections") or ""))
-            except re.error as exc:
-                raise ValueError(f"{folder / EXTENSION_FILES[1]}: key trailing_interjections: "
-                                 f"bad regular expression ({exc})") from None
-            rules = _merge_rules(rules, extension)
-        return cls(exact, rules, str(folder), patterns, sequences)
-
-    # -- word rules ----------------------------------------------------------------------------
-    def flip_word(self, category: str, word: str, next_word: str | None = None) -> str | None:
-        """The other-gender form of `word` as a `category` word, or None when it has no gender.
-
-        `next_word` is the verb after a clitic (lo in *Lo siento* stands for a general concept).
-        """
-        lower = word.lower()
-        if category == "PPC":
-            if lower == "lo" and next_word is not None and next_word.lower() in self.neutral_clitic_verbs:
-                return None
-            new = self.clitics.get(lower)
-        elif category == "DM":
-            new = None if lower in self.neutral_demonstratives else self.demonstratives.get(lower)
-        elif category == "Vadj":
-            return _swap_suffix(word, self.participle_suffixes)
-        elif category == "ADJ":
-            if lower in self.neutral_adjectives:
-                return None
-            # Derivational suffixes (-dor/-dora ...) first: -dores must not pass for neutral -es.
-            long = _swap_suffix(word, [(old, new) for old, new in self.adjective_suffixes if len(old) > 2])
-            if long is not None:
-                return long
-            if lower.endswith(self.neutral_adjective_endings) and lower not in self.gendered_adjectives:
-                return None
-            return _swap_suffix(word, self.adjective_suffixes)
-        elif category == "VCL":
-            if lower in self.neutral_enclitic_verbs or self._neutral_enclitic_base(lower):
-                return None
-            return _swap_suffix(word, self.enclitic_suffixes)
-        elif category in self.word_maps:
-            new = self.word_maps[category].get(lower)
-        else:
-            raise ValueError(f"unknown category {category!r}")
-        return None if new is None else match_case(word, new)
-
-    def _neutral_enclitic_base(self, lower: str) -> bool:
-        """The verb of a verb + lo (dímelo -> di, pensarlo -> pensar) is one whose lo is neuter; its
-        la/los/las still name someone or something (olvídala)."""
-        if not self.neutral_enclitic_bases or not lower.endswith("lo"):
-            return False
-        base = lower[:-2]
-        base = re.sub(r"(me|te|se|nos|os)+$", "", base) or base
-        return _strip_accents(base) in self.neutral_enclitic_bases
+        found = read_rule_folder(folder, sequences)
+        return cls(found.sequences, found.rules, str(Path(folder)), found.patterns, sequences)
 
     # -- segments ------------------------------------------------------------------------------
     @staticmethod
@@ -434,10 +154,10 @@ class RuleSet:
                 or segment.tags[i + 1] in self.article_lo_tags)
 
     def _flip_at(self, segment: Segment, i: int, category: str) -> str | None:
-        """flip_word for the token at position `i`, in its context (the verb after a clitic)."""
+        """The flipped word at position `i`, in its context (the verb after a clitic)."""
         if category == "PPC" and self._is_article_lo(segment, i):
             return None
-        return self.flip_word(category, segment.tokens[i], self._following_verb(segment, i))
+        return self.flipper.flip(category, segment.tokens[i], self._following_verb(segment, i))
 
     def _decide_part(self, segment: Segment, indices: Sequence[int] | None, patterns: bool) -> Decision:
         """The decision on the tokens at `indices` (a part of the segment; None: all of it)."""
@@ -449,7 +169,7 @@ class RuleSet:
         key = self._key(tags)
         vcl = [i for i, t in zip(indices, tags) if t == "VCL" or (t == "Vinf" and self._is_vcl(segment.tokens[i], t))]
         neutral_vcl = False
-        if vcl and (not self.extended or any(self.flip_word("VCL", segment.tokens[i]) is not None for i in vcl)):
+        if vcl and (not self.extended or any(self.flipper.flip("VCL", segment.tokens[i]) is not None for i in vcl)):
             category, label = "VCL", "G"
             positions = [(i, "VCL", None) for i in vcl]
         else:
@@ -469,7 +189,7 @@ class RuleSet:
                          if t in wanted]
         if label == "N":
             return Decision("N", category, key, f"neutral {category} sequence", segment.text, ())
-        for blocker, words, reason in (("DM", self.neutral_demonstratives, "neutral demonstrative"),
+        for blocker, words, reason in (("DM", self.flipper.neutral_demonstratives, "neutral demonstrative"),
                                        ("ART", self.neutral_articles, "neutral article")):
             if blocker in category.split(",") and any(
                 segment.tags[i] == blocker and segment.tokens[i].lower() in words for i in indices
@@ -651,7 +371,7 @@ class RuleSet:
             i = positions[k]
             if k + 1 < len(positions) and tags[positions[k + 1]] in ("NC", "NP"):
                 return [], k  # Soy buena persona: an attributive adjective agrees with its noun
-            new = self.flip_word(tags[i], tokens[i], None)
+            new = self.flipper.flip(tags[i], tokens[i], None)
             if new is None or new == tokens[i]:
                 break
             changes.append(Change(i, tokens[i], new))

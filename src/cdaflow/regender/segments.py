@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 
 from cdaflow.io.conllu import Sentence, feats_dict, is_multiword, surface_tokens, words
-from cdaflow.regender.rules import Segment
+from cdaflow.regender.segment_types import Segment
 from cdaflow.regender.tagset import TagMap, Word, tag_surface_tokens
 from cdaflow.text.case import with_initial_case
 from cdaflow.text.parsing import Parser, ends_line, merge_sentences

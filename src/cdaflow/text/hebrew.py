@@ -460,7 +460,8 @@ def _hebrew_parser_class() -> type:
     from conllu.models import Metadata, Token, TokenList
 
     from cdaflow.io.conllu import FIELDS
-    from cdaflow.text.parsing import SpacyParser, _spacy_span, mark_line_end
+    from cdaflow.text.parsing import mark_line_end
+    from cdaflow.text.spacy_parser import SpacyParser, spacy_span
 
     class _HebrewParser(SpacyParser):
         name = "spacy"
@@ -516,7 +517,7 @@ def _hebrew_parser_class() -> type:
                 spans = list(doc.sents) if with_tree else ([doc[:]] if len(doc) else [])
                 owner = [i for i, segment in enumerate(segments) for _ in segment.words]
                 for k, span in enumerate(spans, 1):
-                    sentence = _with_multiword(_spacy_span(span, {}, with_tree), segments,
+                    sentence = _with_multiword(spacy_span(span, {}, with_tree), segments,
                                                owner[span.start:span.end], f"{sent_id_prefix}-{n}-{k}",
                                                self.segmenter.facts.prefix_tags, Token, TokenList, Metadata, FIELDS)
                     if k == len(spans):

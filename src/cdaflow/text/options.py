@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cdaflow.text.spacy_parser import spacy_pipeline
 from cdaflow.text.stanza_models import model_dir as stanza_model_dir
 
 
@@ -12,12 +13,15 @@ def parser_options(
 ) -> dict[str, Any]:
     """Keyword arguments of `get_parser(backend, lang, ...)` from config's `parsing` section.
 
+    A spaCy job parses with the pipeline the language file names (`spacy_pipeline`), as
+    ``cdaflow cda`` does.
+
     A stanza job given `gpu` GPUs parses on CUDA through the same check as every GPU rule
     (`cdaflow.device.gpu_device`, which logs the job's device as `rule`): one that was allocated a
     GPU it cannot use stops in one line instead of parsing on CPU for its GPU-sized wall time.
     """
     if backend == "spacy":
-        model = parsing.get("spacy_models", {}).get(lang)
+        model = spacy_pipeline(lang)
         return {"model": model} if model else {}
     if backend == "stanza":
         use_gpu = False

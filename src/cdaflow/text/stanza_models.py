@@ -38,7 +38,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 FETCH_ROOT = "resources/models/stanza"
-# The parser backend's pipeline (cdaflow.text.parsing.StanzaParser); mwt only where the language has one.
+# The parser backend's pipeline (cdaflow.text.stanza_parser.StanzaParser); mwt only where the language has one.
 PROCESSORS: tuple[str, ...] = ("tokenize", "mwt", "pos", "lemma", "depparse")
 
 

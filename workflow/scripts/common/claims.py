@@ -4,11 +4,11 @@ signature (results/signature.json) cited on every row (rule claims)."""
 import json
 from pathlib import Path
 
-from cdaflow.claims import ledger_table, load_claims
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
-from cdaflow.signature import run_signature, signature_string
+from cdaflow.pipeline.claims import ledger_table, load_claims
+from cdaflow.pipeline.runtime import rule_context
+from cdaflow.pipeline.signature import run_signature, signature_string
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from cdaflow.cluster import gpus_requested
 from cdaflow.io.conllu import write_conllu_atomic
 from cdaflow.io.text import read_shard
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.cluster import gpus_requested
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser, parse_numbered_lines
 

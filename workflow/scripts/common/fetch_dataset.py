@@ -5,7 +5,7 @@ from pathlib import Path
 
 from cdaflow.data.datasets import ManualDownloadRequired, acquire, fetch_options
 from cdaflow.data.lockfile import LockFile
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     options = smk.params.downloads

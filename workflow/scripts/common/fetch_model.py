@@ -5,7 +5,7 @@ from pathlib import Path
 
 from cdaflow.data.hub import HubError, fetch_hub_model
 from cdaflow.data.lockfile import LockFile
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from cdaflow.data.lockfile import LockFile
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.text.stanza_models import StanzaModelsError, fetch_stanza_models
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821

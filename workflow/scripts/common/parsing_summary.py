@@ -6,7 +6,7 @@ import pandas as pd
 
 from cdaflow.io.conllu import read_conllu
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.text.stats import conllu_stats
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821

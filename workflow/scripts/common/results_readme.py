@@ -8,9 +8,9 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import read_tsv
-from cdaflow.reporting import load_catalogue, render_readme
-from cdaflow.runtime import rule_context
-from cdaflow.signature import signature_string
+from cdaflow.pipeline.reporting import load_catalogue, render_readme
+from cdaflow.pipeline.runtime import rule_context
+from cdaflow.pipeline.signature import signature_string
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

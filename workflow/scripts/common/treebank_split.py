@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from cdaflow.cluster import gpus_requested
 from cdaflow.io.conllu import read_conllu, write_conllu_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.cluster import gpus_requested
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 

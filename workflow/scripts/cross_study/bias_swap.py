@@ -2,9 +2,11 @@
 
 from pathlib import Path
 
-from cdaflow.cross_study import bias_scores_of_swapped, bias_summary, infersent_scorer_of_rule
+from cdaflow.cross_study.bias_swap import bias_scores_of_swapped
+from cdaflow.cross_study.statistics import bias_summary
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.bias_scorer import infersent_scorer_of_rule
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.nli import read_snli
 from cdaflow.sentence_bias.swap import Swapper, read_ssa_names
 

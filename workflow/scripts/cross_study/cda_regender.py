@@ -8,14 +8,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from cdaflow.cluster import gpus_requested
-from cdaflow.cross_study import CharacterAdjectives, cda_on_regender_testset, parse_segments
-from cdaflow.device import rule_device
+from cdaflow.cross_study.cda_on_regender import (
+    CharacterAdjectives,
+    cda_on_regender_testset,
+    parse_segments,
+    read_lemmas,
+)
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.cda import load_model
+from cdaflow.pipeline.cluster import gpus_requested
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.testsets import read_test_set
-from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 
@@ -25,7 +30,7 @@ with rule_context(snakemake) as (smk, log):  # noqa: F821
     generator, gazetteer = load_model(Path(smk.input.model), device=device, threads=smk.threads)
     if generator.lang != "es":
         raise ValueError(f"{smk.input.model}: Study B's test sets are Spanish, the model is for {generator.lang!r}")
-    adjectives = CharacterAdjectives.from_lemmas()
+    adjectives = CharacterAdjectives.from_lemmas(read_lemmas(smk.input.adjectives), generator.language)
     log.info("gazetteer: %d animate noun pairs; %d character adjective forms", len(gazetteer), len(adjectives))
     options = parser_options(p.parsing, p.backend, "es", gpu=gpus_requested(smk.resources), rule=smk.rule)
     parser = get_parser(p.backend, "es", **options)

@@ -4,10 +4,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from cdaflow.cross_study import bias_summary, gap_subjective_bias, infersent_scorer_of_rule
+from cdaflow.cross_study.bias_swap import gap_subjective_bias
+from cdaflow.cross_study.statistics import bias_summary
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.bias_scorer import infersent_scorer_of_rule
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from cdaflow import scale_notes
-from cdaflow.cluster import read_gpu_speedups, rule_items
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline import scale_notes
+from cdaflow.pipeline.cluster import read_gpu_speedups, rule_items
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

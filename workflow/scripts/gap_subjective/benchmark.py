@@ -4,13 +4,13 @@ from pathlib import Path
 
 import numpy as np
 
-from cdaflow.device import rule_device
 from cdaflow.gap_subjective.coref import MLPSettings, predict, train_mlp
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.gap_subjective.reports import table8
 from cdaflow.gap_subjective.scorer import score, write_system_tsv
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import numpy as np
 
-from cdaflow.device import rule_device
 from cdaflow.gap_subjective.coref import SpanEncoder
 from cdaflow.gap_subjective.gap import read_gap
 from cdaflow.io.atomic import atomic_file
-from cdaflow.runtime import model_source, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import model_source, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

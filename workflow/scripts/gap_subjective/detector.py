@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from cdaflow.device import rule_device
 from cdaflow.gap_subjective.detector import DetectorSettings, evaluate, split_sentences, train_detector
 from cdaflow.gap_subjective.reports import detector_table
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.checkpoints import rule_store
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import model_source, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import model_source, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -1,11 +1,11 @@
 """The offline fluency LM: SentencePiece + LSTM LM on the WNC text (rule gap_subjective_fluency_lm)."""
 
 
-from cdaflow.device import rule_device
 from cdaflow.gap_subjective.fluency import LSTMScorerSettings, train_lstm_scorer
 from cdaflow.io.checkpoints import rule_store
 from cdaflow.io.tables import read_tsv
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -7,7 +7,7 @@ import pandas as pd
 from cdaflow.gap_subjective.human_eval import INSTRUCTIONS, rating_sheet
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

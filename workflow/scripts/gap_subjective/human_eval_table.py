@@ -5,7 +5,7 @@ from pathlib import Path
 from cdaflow.gap_subjective.human_eval import read_filled_sheet
 from cdaflow.gap_subjective.reports import table6
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     key = read_tsv(smk.input.key, text_columns=("item", "group", "source"))

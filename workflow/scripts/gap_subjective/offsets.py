@@ -8,7 +8,7 @@ from cdaflow.gap_subjective.gap import read_gap, write_gap
 from cdaflow.gap_subjective.offsets import rebuild_example
 from cdaflow.gap_subjective.sentences import split_sentences
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     examples = read_gap(smk.input.gap)

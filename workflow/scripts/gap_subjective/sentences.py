@@ -7,7 +7,7 @@ import pandas as pd
 from cdaflow.gap_subjective.gap import read_gap, write_gap
 from cdaflow.gap_subjective.sentences import split_sentences
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

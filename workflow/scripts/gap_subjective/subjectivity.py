@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from cdaflow.device import rule_device
 from cdaflow.gap_subjective.detector import Detector
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     device = rule_device(smk)

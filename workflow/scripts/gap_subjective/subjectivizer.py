@@ -7,7 +7,7 @@ from cdaflow.gap_subjective.subjectivizer import bundle
 from cdaflow.io.model_card import card_from_rule
 from cdaflow.io.structured import read_mapping
 from cdaflow.io.tables import read_tsv
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

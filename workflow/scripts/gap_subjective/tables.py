@@ -5,7 +5,7 @@ from pathlib import Path
 from cdaflow.gap_subjective.reports import table2, table3_markdown, table4, table7
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

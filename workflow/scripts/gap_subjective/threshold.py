@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from cdaflow.device import rule_device
 from cdaflow.gap_subjective.subjectivizer import load_fluency_scorer
 from cdaflow.gap_subjective.threshold import Thresholds, score_transfers
 from cdaflow.io.tables import read_tsv, write_tsv_atomic
-from cdaflow.runtime import model_source, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import model_source, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -3,8 +3,8 @@
 import tempfile
 from pathlib import Path
 
-from cdaflow.gap_subjective.transfer import number_symbols, train_sentencepiece
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.gap_subjective.pieces import number_symbols, train_sentencepiece
+from cdaflow.pipeline.runtime import input_path, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

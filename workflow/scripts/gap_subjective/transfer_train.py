@@ -4,13 +4,15 @@ import json
 import shutil
 from pathlib import Path
 
-from cdaflow.device import rule_device
+from cdaflow.gap_subjective.pieces import encode_pieces
 from cdaflow.gap_subjective.reports import transfer_table
-from cdaflow.gap_subjective.transfer import TransferSettings, encode_pieces, train_transfer, validation_metrics
+from cdaflow.gap_subjective.transfer import TransferSettings
+from cdaflow.gap_subjective.transfer_training import train_transfer, validation_metrics
 from cdaflow.io.atomic import atomic_directory, atomic_file
 from cdaflow.io.resume import remove_resume_folder
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

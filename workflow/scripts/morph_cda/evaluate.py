@@ -13,7 +13,7 @@ from cdaflow.morph_cda.cda import save_model
 from cdaflow.morph_cda.model import AgreementMRF
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.reports import examples_markdown, intrinsic_tables
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from cdaflow.io.atomic import atomic_file  # noqa: E402
 from cdaflow.io.tables import write_tsv_atomic  # noqa: E402
 from cdaflow.morph_cda.reports import extrinsic_tables, fig4, fig5  # noqa: E402
-from cdaflow.runtime import rule_context  # noqa: E402
+from cdaflow.pipeline.runtime import rule_context  # noqa: E402
 
 
 def save(fig, path):

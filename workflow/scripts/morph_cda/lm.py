@@ -8,11 +8,11 @@ import pandas as pd
 import sentencepiece as spm
 import torch
 
-from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.checkpoints import rule_store
-from cdaflow.morph_cda.lm import LMSettings, encode_corpus, read_sentences, sentence_perplexity, train_lm
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
+from cdaflow.text.language_model import LMSettings, encode_corpus, read_sentences, sentence_perplexity, train_lm
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)

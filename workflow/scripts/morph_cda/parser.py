@@ -5,7 +5,7 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.morph_cda.parser_training import train_pipeline
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     lang = smk.wildcards.lang

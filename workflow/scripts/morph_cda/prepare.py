@@ -6,7 +6,7 @@ from cdaflow.io.conllu import write_conllu_atomic
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.annotations import hold_out_dev, join, read_annotations, sentences_by_key, without_annotated
 from cdaflow.morph_cda.reports import prepare_summary
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     annotations = read_annotations(Path(smk.input.annotations))

@@ -8,9 +8,9 @@ import torch
 
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.cda import Gazetteer
-from cdaflow.morph_cda.lm import LSTMLanguageModel, prefix_log_likelihood
 from cdaflow.morph_cda.probes import ProbeLanguage
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
+from cdaflow.text.language_model import LSTMLanguageModel, prefix_log_likelihood
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)

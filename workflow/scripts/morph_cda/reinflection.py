@@ -4,7 +4,6 @@ from pathlib import Path
 
 import torch
 
-from cdaflow.device import rule_device
 from cdaflow.io.conllu import read_conllu
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.reinflection import (
@@ -15,7 +14,8 @@ from cdaflow.morph_cda.reinflection import (
     split_heldout,
 )
 from cdaflow.morph_cda.reports import reinflection_table
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.wordnet import gender_pairs, load_suffixes, person_synsets, read_omw_lemmas, read_pwn_hypernyms
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     lang = smk.wildcards.lang

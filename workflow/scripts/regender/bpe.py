@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.corpus import iter_lines
 from cdaflow.regender.rewriter import train_bpe
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     texts = [line for path in smk.input for line in iter_lines(path)]

@@ -5,8 +5,8 @@ from pathlib import Path
 import pandas as pd
 
 from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.regender.corpus import shard_corpus
-from cdaflow.runtime import input_path, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     source = input_path(smk.input.corpus, smk.params.member)

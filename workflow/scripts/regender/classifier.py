@@ -4,10 +4,10 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.classifier import build_classifier, frame, read_split, save_classifier
 from cdaflow.regender.reports import classifier_table
 from cdaflow.regender.testsets import read_tagged_test_set
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

@@ -4,10 +4,10 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.errors import SYSTEMS, read_outputs
 from cdaflow.regender.reports import error_rate_tables, examples_markdown
 from cdaflow.regender.testsets import apply_revisions, check_revision_sets, read_revisions, read_tagged_test_set
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

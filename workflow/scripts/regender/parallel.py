@@ -5,10 +5,10 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.corpus import parallel_pairs, split_pairs
 from cdaflow.regender.reports import corpus_table
 from cdaflow.regender.testsets import read_test_set
-from cdaflow.runtime import rule_context
 
 
 def decisions(paths):

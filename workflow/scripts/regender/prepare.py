@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_directory, atomic_file
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.rewriter import add_tags, apply_bpe, run_sockeye
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     p = smk.params

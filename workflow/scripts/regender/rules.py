@@ -6,8 +6,9 @@ from collections import Counter
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
-from cdaflow.regender.rules import RuleSet, Segment
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
+from cdaflow.regender.rules import RuleSet
+from cdaflow.regender.segment_types import Segment
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     rules = RuleSet.load(Path(smk.input.rule_files[0]).parent, sequences=smk.params.sequences)

@@ -3,13 +3,13 @@
 import json
 from pathlib import Path
 
-from cdaflow.cluster import gpus_requested
 from cdaflow.io.atomic import atomic_file
+from cdaflow.pipeline.cluster import gpus_requested
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.corpus import iter_lines, unique_lines
 from cdaflow.regender.segments import tag_texts
 from cdaflow.regender.tagset import TagMap
 from cdaflow.regender.testsets import read_test_set
-from cdaflow.runtime import rule_context
 from cdaflow.text.options import parser_options
 from cdaflow.text.parsing import get_parser
 

@@ -3,12 +3,12 @@
 import shutil
 from pathlib import Path
 
-from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.model_card import card_from_rule, write_card
 from cdaflow.io.resume import remove_resume_folder
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.rewriter import RESUME_STATE, rewriter_card, settle_model_folder, train_rewriter
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     use_cpu = rule_device(smk) == "cpu"

@@ -3,11 +3,11 @@
 import tempfile
 from pathlib import Path
 
-from cdaflow.device import rule_device
 from cdaflow.io.atomic import atomic_file
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.regender.rewriter import add_tags, apply_bpe, remove_bpe, run_sockeye
 from cdaflow.regender.testsets import read_tagged_test_set
-from cdaflow.runtime import rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     setup = smk.wildcards.setup

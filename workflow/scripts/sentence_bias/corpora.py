@@ -6,7 +6,7 @@ import pandas as pd
 
 from cdaflow.io.atomic import atomic_directory
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.corpora import Pair, derived_corpora
 from cdaflow.sentence_bias.nli import write_snli_jsonl
 from cdaflow.sentence_bias.swap import Swapper, read_ssa_names

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from cdaflow.device import rule_device
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent, senteval_batcher

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.direction import PAPER_PAIRS, gender_direction, load_pairs_json
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.reports import gender_direction_figure, gender_direction_table

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.reports import gender_words_table
 from cdaflow.sentence_bias.wordlist import build_gender_word_list
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cdaflow.device import rule_device
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.corpora import score_histogram, thresholds
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent

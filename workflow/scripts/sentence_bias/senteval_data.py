@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_directory
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     with atomic_directory(Path(smk.output[0])) as tmp:

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from cdaflow.io.atomic import atomic_directory
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.nli import read_nli_corpus, write_snli_jsonl
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821

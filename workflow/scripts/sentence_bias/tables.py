@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import rule_context
+from cdaflow.pipeline.runtime import rule_context
 from cdaflow.sentence_bias.reports import models_table, seat_figure, seat_table, senteval_overall, senteval_table
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821

@@ -5,10 +5,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from cdaflow.device import rule_device
 from cdaflow.io.checkpoints import rule_store
 from cdaflow.io.model_card import card_from_rule
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.debias import debiased_vectors
 from cdaflow.sentence_bias.embeddings import open_vectors
 from cdaflow.sentence_bias.infersent import InferSent

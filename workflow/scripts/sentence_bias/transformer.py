@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from cdaflow.device import rule_device
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.device import rule_device
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias import reports, transformer
 from cdaflow.sentence_bias.nli import read_snli
 from cdaflow.sentence_bias.score import score_rows

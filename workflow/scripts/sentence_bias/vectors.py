@@ -1,6 +1,6 @@
 """GloVe vectors for Study D, memory-mapped (rule sentence_bias_vectors)."""
 
-from cdaflow.runtime import input_path, rule_context
+from cdaflow.pipeline.runtime import input_path, rule_context
 from cdaflow.sentence_bias.embeddings import open_vectors, prepare_vectors
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from cdaflow.config import not_positive_integers, settings_from
 from cdaflow.sentence_bias.senteval.mlp import MLP, MLPSettings
+from cdaflow.settings import POSITIVE_INT, check_settings, one_of, settings_from
 
 __all__ = [
     "REGS_INNER_KFOLD", "REGS_KFOLD", "REGS_PYTORCH", "REGS_SPLIT", "ClassifierSettings", "cv_folds",
@@ -45,19 +45,13 @@ class ClassifierSettings:
     The default is the toolkit's own default and the paper's setting, as in the config schema: ``usepytorch=True``."""
 
     usepytorch: bool = True
-    solver: str = "liblinear"
+    solver: str = field(default="liblinear", metadata=one_of(*SOLVERS))
     mlp: MLPSettings = field(default_factory=MLPSettings)
     device: str = "cpu"
-    n_jobs: int = 1
+    n_jobs: int = field(default=1, metadata=POSITIVE_INT)
 
     def __post_init__(self) -> None:
-        problems = not_positive_integers(self, ("n_jobs",))
-        if not isinstance(self.usepytorch, bool):
-            problems.append(f"usepytorch={self.usepytorch!r} must be true or false")
-        if self.solver not in SOLVERS:
-            problems.append(f"solver={self.solver!r} must be one of {', '.join(SOLVERS)}")
-        if problems:
-            raise ValueError("; ".join(problems))
+        check_settings(self)  # usepytorch: true or false, as annotated
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, device: str = "cpu", n_jobs: int = 1) -> ClassifierSettings:

@@ -24,12 +24,12 @@ keeps a run of the toolkit's own code); on a GPU rounding differs slightly, as i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from cdaflow.config import not_positive_integers
+from cdaflow.settings import FRACTION, NON_NEGATIVE_INT, POSITIVE_INT, check_settings
 
 __all__ = ["MLP", "MLPSettings", "parse_optimizer"]
 
@@ -70,24 +70,16 @@ class MLPSettings:
     """SentEval's ``classifier`` dict (its defaults; the toolkit's standard setting is ``nhid=0``, Adam,
     batch 64, tenacity 5, epoch size 4)."""
 
-    nhid: int = 0
+    nhid: int = field(default=0, metadata=NON_NEGATIVE_INT)
     optim: str = "adam"
-    batch_size: int = 64
-    tenacity: int = 5
-    epoch_size: int = 4
-    max_epoch: int = 200
-    dropout: float = 0.0
+    batch_size: int = field(default=64, metadata=POSITIVE_INT)
+    tenacity: int = field(default=5, metadata=NON_NEGATIVE_INT)
+    epoch_size: int = field(default=4, metadata=POSITIVE_INT)
+    max_epoch: int = field(default=200, metadata=POSITIVE_INT)
+    dropout: float = field(default=0.0, metadata=FRACTION)
 
     def __post_init__(self) -> None:
-        problems = not_positive_integers(self, ("batch_size", "epoch_size", "max_epoch"))
-        if isinstance(self.nhid, bool) or not isinstance(self.nhid, int) or self.nhid < 0:
-            problems.append(f"nhid={self.nhid!r} must be an integer >= 0")
-        if isinstance(self.tenacity, bool) or not isinstance(self.tenacity, int) or self.tenacity < 0:
-            problems.append(f"tenacity={self.tenacity!r} must be an integer >= 0")
-        if not isinstance(self.dropout, (int, float)) or not 0 <= self.dropout < 1:
-            problems.append(f"dropout={self.dropout!r} must be in [0, 1)")
-        if problems:
-            raise ValueError("; ".join(problems))
+        check_settings(self)
         parse_optimizer(self.optim)
 
 
