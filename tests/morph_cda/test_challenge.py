@@ -11,7 +11,7 @@ spec = importlib.util.spec_from_file_location("morph_cda_challenge", ROOT / "ben
 challenge = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(challenge)
 
-MINIMUM = {"es": 15, "fr": 15}  # per construction; it, he: 40 sentences in all
+MINIMUM = {"es": 15, "fr": 15, "it": 10}  # per construction; he: 40 sentences in all
 ROMANCE_ONLY = {"postnominal_det"}  # the article of a superlative after the noun (el mejor, le meilleur)
 
 

@@ -154,10 +154,14 @@ class CounterfactualGenerator:
             if ws[index]["deprel"] == "expl:subj":  # spaCy's French personal il: a subject
                 ws[index]["deprel"] = "nsubj"
         nouns = set(nouns)
+        for w in ws:  # an adjective is no object: a predicative (spaCy: continúan conmocionados/obj)
+            if w["upos"] == "ADJ" and w["deprel"] == "obj":
+                w["deprel"] = "xcomp"
         _attach_detached_predicate(ws)
         _unhang_from_prefixes(ws, nouns, self.language.prefix_words)
         _uninvert_noun_phrases(ws, nouns)
         _attach_nouns_and_determiners(ws, nouns)
+        self._attach_prenominal_closed_class(ws, nouns)
         self._attach_postnominal_possessives(ws)
         self._attach_headless_articles(ws)
         children: dict[int, list[dict]] = {}
@@ -167,7 +171,9 @@ class CounterfactualGenerator:
         features = set(self.inventory.features)
         for index, w in enumerate(ws):
             feats = w["feats"]
-            known = self.language.paradigm_tag(w["form"])
+            # an alternate form by its full one (it nessun -> nessuno, quell' -> quello)
+            known = self.language.paradigm_tag(w["form"]) or self.language.paradigm_tag(
+                self.language.full_form(w["form"].lower(), feats.get("Gender")))
             if known and w["upos"] == "PROPN":  # spaCy: a capitalised Aquél as a name
                 w["upos"] = "PRON"
             if known and w["upos"] in ("DET", "PRON", "ADJ") and "Gender" not in feats:
@@ -214,7 +220,9 @@ class CounterfactualGenerator:
                 w["deprel"] = "amod"
         for index, w in enumerate(ws):  # a bare predicate noun or adverb that is an adjective: es bajita
             own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
-            if w["upos"] in ("NOUN", "ADV") and index not in nouns and "cop" in own and "det" not in own:
+            # or a passive's participle tagged a noun (it: è stato rieletto/NOUN)
+            passive = any(c["deprel"] == "aux:pass" for c in children.get(int(w["id"]), []))
+            if w["upos"] in ("NOUN", "ADV") and index not in nouns and ("cop" in own or passive) and "det" not in own:
                 coordinated = any(
                     relation(c["deprel"]) == "conj" and c["upos"] == "ADJ" for c in children.get(int(w["id"]), [])
                 )
@@ -230,6 +238,9 @@ class CounterfactualGenerator:
                     w["feats"]["Gender"] = gender
         if self.hunspell is not None:
             self._features_from_lexicon(ws, features)
+            if self.language.ending_paradigms:
+                self._adjectives_by_ending(ws, nouns, children)
+                self._features_from_endings(ws)
         if "Number" in features:
             for w in ws:
                 if "Gender" in w["feats"] and "Number" not in w["feats"]:
@@ -272,14 +283,40 @@ class CounterfactualGenerator:
                 if name in (source["feats"] or {}):
                     w["feats"][name] = source["feats"][name]
 
+    def _attach_prenominal_closed_class(self, ws: list[dict], nouns: Collection[int]) -> None:
+        """A possessive or demonstrative of the paradigms right before a person noun is its determiner,
+        whatever a parser made of it; where the noun hangs under it (a small parser: *Mio*/PRON the
+        subject, *fratello* its dependent) the noun takes its place in the tree."""
+        for index in nouns:
+            if index == 0:
+                continue
+            before, noun = ws[index - 1], ws[index]
+            if not self.language.paradigm_tag(before["form"] or ""):
+                continue
+            if before["upos"] not in ("PRON", "DET", "PROPN", "NOUN", "ADJ"):
+                continue
+            if before["head"] == noun["id"] or noun["head"] == before["id"]:
+                # its own dependents (Il under nostro/NOUN dentista) go with it to the noun
+                for other in ws:
+                    if other is not noun and other["head"] == before["id"]:
+                        other["head"] = noun["id"]
+            if noun["head"] == before["id"]:
+                noun["head"], noun["deprel"] = before["head"], before["deprel"]
+            elif before["head"] != noun["id"] and any(w["head"] == before["id"] for w in ws):
+                continue  # it heads a phrase of its own (quello che ...)
+            before["head"], before["deprel"], before["upos"] = noun["id"], "det", "DET"
+
     def _attach_postnominal_possessives(self, ws: list[dict]) -> None:
         """A possessive of the language's paradigms right after a noun modifies it (spaCy: *Un
-        primo suyo vive* with *suyo* as the subject)."""
+        primo suyo vive* with *suyo* as the subject, it *Un amico mio lavora* with *mio* a det of the verb)."""
+        by_id = {int(w["id"]): w for w in ws}
         for before, w in zip(ws, ws[1:]):
+            head = by_id.get(int(w["head"] or 0))
+            of_a_verb = relation(w["deprel"]) == "det" and head is not None and head["upos"] in ("VERB", "AUX")
             if (
                 before["upos"] in ("NOUN", "PROPN")
                 and self.language.paradigm_tag(w["form"])
-                and relation(w["deprel"]) not in ("det", "root")
+                and (relation(w["deprel"]) not in ("det", "root") or of_a_verb)
                 and not _below(before, w, ws)
             ):
                 # a determiner of the noun (spaCy: "tuya" as a preposition, "tuyo" as an adjective)
@@ -339,6 +376,9 @@ class CounterfactualGenerator:
         lexicon check."""
         if self.hunspell is None or form in self.language.invariable:
             return None
+        if self.language.ending_paradigms:
+            reading = self._reading_by_ending(form)
+            return reading[0] if reading else None
         number = feats.get("Number", "Plur" if form.endswith("s") else "Sing")
         found = []
         for gender, other in (("Masc", "Fem"), ("Fem", "Masc")):
@@ -346,6 +386,65 @@ class CounterfactualGenerator:
             if swapped and self.hunspell.known(swapped):
                 found.append(gender)
         return found[0] if len(found) == 1 else None
+
+    def _reading_by_ending(self, form: str) -> tuple[str, str] | None:
+        """(gender, number) of an adjective or participle form by the language file's
+        ``ending_paradigms``, where the dictionaries know the forms that reading needs and it is the
+        only one; else None."""
+        readings = self.language.readings_by_ending(form)
+        known = self.hunspell.known({w for _, needed in readings for w in needed}) if readings else set()
+        cells = {cell for cell, needed in readings if all(w in known for w in needed)}
+        return next(iter(cells)) if len(cells) == 1 else None
+
+    def _adjectives_by_ending(self, ws: list[dict], nouns: Collection[int], children: dict[int, list[dict]]) -> None:
+        """A word in an adjective's place that a small parser tagged a noun, a finite verb or an adverb
+        is an adjective where its ending and the dictionary say so (:meth:`_reading_by_ending`): a
+        determiner (*Poche*/ADV *atlete*), a predicate with a copula or auxiliary and a subject (*era
+        stanca*/VERB), a conjunct of an adjective (*stanca ma contenta*/NOUN)."""
+        by_id = {int(w["id"]): w for w in ws}
+        for index, w in enumerate(ws):
+            if index + 1 in nouns and index not in nouns and w["upos"] in ("NOUN", "ADP", "ADV"):
+                # right before a person noun: an adjective in its alternate form (bei/NOUN, bell'/ADP bambini)
+                reading = self._reading_by_ending(self.language.full_form((w["form"] or "").lower(), None))
+                if reading:
+                    self._as_adjective(w, None)
+                    w["feats"]["Gender"], w["feats"]["Number"] = reading
+                    w["head"], w["deprel"] = ws[index + 1]["id"], "amod"
+                    continue
+            if index in nouns or w["upos"] not in ("NOUN", "VERB", "ADV") or w["feats"].get("VerbForm") == "Part":
+                continue
+            rel = relation(w["deprel"])
+            own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
+            head = by_id.get(int(w["head"] or 0))
+            finite_with_auxiliary = w["upos"] == "VERB" and "aux" in own  # è vissuta/VERB Fin: a participle
+            placed = (
+                rel == "det"
+                or ({"cop", "aux"} & own and ("nsubj" in own or finite_with_auxiliary) and "det" not in own)
+                or (rel == "conj" and head is not None and _agreeing(head))
+            )
+            if not placed:
+                continue
+            reading = self._reading_by_ending((w["form"] or "").lower())
+            if reading:
+                self._as_adjective(w, None)
+                w["feats"]["Gender"], w["feats"]["Number"] = reading
+
+    def _features_from_endings(self, ws: list[dict]) -> None:
+        """Gender and number of adjectives, participles and determiners by their endings
+        (:meth:`_reading_by_ending`) over a parser's guess (a small treebank's parser: *curioso*
+        feminine, *stanco* plural); articles and the paradigms' closed-class words keep theirs."""
+        for w in ws:
+            form = self.language.full_form((w["form"] or "").lower(), w["feats"].get("Gender"))  # bell' -> bello
+            determiner = relation(w["deprel"]) == "det"  # whatever the tag: Tanti/PROPN attori
+            if not (w["upos"] in ("ADJ", "DET") or determiner or (w["feats"] or {}).get("VerbForm") == "Part"):
+                continue
+            if form in self.language.invariable or self.language.article_tag(form) or self.language.paradigm_tag(form):
+                continue
+            reading = self._reading_by_ending(form)
+            if reading:
+                w["feats"]["Gender"], w["feats"]["Number"] = reading
+                if determiner and w["upos"] == "PROPN":
+                    w["upos"] = "DET"  # a determiner is no name (names agree with nothing)
 
     def _attested_adjective(self, form: str) -> tuple[str, dict[str, str]] | None:
         """(lemma, gender and number) of an adjective form the reinflection lexicon attests with one
@@ -405,13 +504,18 @@ class CounterfactualGenerator:
     def frozen(self, ws: Sequence[dict]) -> list[bool]:
         """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
         language's ``perfect_auxiliaries`` and no copula or passive auxiliary goes with it), and a
-        participle that is itself an auxiliary (*ha sido*, *a été*), and a present participle but after a
-        copula (*jouissant de*: a verb form with no gender; *est souriante*: an adjective)."""
+        participle that is itself an auxiliary (*ha sido*, *a été*), a present participle but after a
+        copula (*jouissant de*: a verb form with no gender; *est souriante*: an adjective), and a
+        pronoun that is a copula's predicate (*como lo fue*, *elle l'est*: neuter)."""
         children: dict[int, list[dict]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), []).append(w)
         out = []
         for w in ws:
+            if (w["upos"] == "PRON" and any(relation(c["deprel"]) == "cop" for c in children.get(int(w["id"]), []))
+                    and not self.language.paradigm_tag(w["form"] or "")):  # a demonstrative agrees: è quella che
+                out.append(True)  # a predicative clitic is neuter: tan brillante como lo fue, elle l'est
+                continue
             participle = (w["feats"] or {}).get("VerbForm") == "Part"
             if not participle:
                 out.append(False)
@@ -530,6 +634,8 @@ class CounterfactualGenerator:
                     # never agreement (an impersonal il reached from a changed noun is no "ile")
                     if index not in reached or (index not in given and self._personal_pronoun(ws[index])):
                         predicted[b, index] = int(encoded[b].tags[index])
+                if self.language.complete_agreement:
+                    self._complete_agreement(ws, group, encoded[b], predicted[b])
         else:
             predicted = batch.tags.clone().cpu()
             for b, pairs in enumerate(fixed):
@@ -590,6 +696,40 @@ class CounterfactualGenerator:
             )
         return out
 
+    def _complete_agreement(self, ws: list[dict], group: Sequence[Intervention], encoded, predicted) -> None:
+        """The language file's ``complete_agreement``: every word that agrees with an intervened word
+        by plain rules (:func:`agreeing_words`) and that the MAP left with the word's old gender and
+        its number takes the new gender (a small treebank's MRF misses many: *La giocatrice è stato
+        espulsa*). `predicted` (the sentence's MAP tags) is changed in place."""
+        frozen = encoded.frozen
+        for intervention in group:
+            new = dict(sub.split("=", 1) for sub in intervention.tag)
+            if new.get("Gender") not in GENDER_SWAP:
+                continue
+            old = {"Gender": GENDER_SWAP[new["Gender"]]}  # a common noun's parser gender may be either
+            for j in agreeing_words(ws, intervention.index, self.language):
+                if frozen[j] or not self._gendered_form(ws[j]):
+                    continue
+                tag = self.inventory.tags[int(predicted[j])]
+                feats = dict(sub.split("=", 1) for sub in tag)
+                if feats.get("Gender") != old["Gender"] or feats.get("Number", new.get("Number")) != new.get("Number"):
+                    continue
+                swapped = tuple(f"{k}={v}" for k, v in sorted({**feats, "Gender": new["Gender"]}.items()))
+                index = self.inventory.index(swapped)
+                if self.inventory.tags[index] == swapped:
+                    predicted[j] = index
+
+    def _gendered_form(self, word: dict) -> bool:
+        """Whether a word's form shows a gender: an article or closed-class word of the language file,
+        or, with the lexicon check and ``ending_paradigms``, a form the dictionary confirms (not a
+        finite verb the parser tagged an adjective: *sembra*, *teneva*)."""
+        form = self.language.full_form((word["form"] or "").lower(), (word["feats"] or {}).get("Gender"))
+        if self.language.article_tag(form) or self.language.paradigm_tag(form):
+            return True
+        if self.hunspell is None or not self.language.ending_paradigms:
+            return True
+        return self._reading_by_ending(form) is not None
+
     def _personal_pronoun(self, word: dict) -> bool:
         """Whether a word is one of the language file's personal pronouns, in any relation."""
         form = (word["form"] or "").lower()
@@ -608,6 +748,9 @@ class CounterfactualGenerator:
                 continue
             form = forms[index]
             pieces = form.split(" ")  # a fused preposition written out: "de la"
+            if len(pieces) == 1 and form.lower() in self.language.fused and ws[index]["upos"] == "ADP":
+                # a fused one's article alternates inside it: it del -> dell'uomo, dello studente
+                pieces = [match_case(form, part) for part in self.language.fused[form.lower()]]
             gender = next(iter(gender_of(tags[index])), None)
             last = self.language.alternate(pieces[-1].lower(), gender, forms[index + 1], ws[index + 1]["upos"])
             if last == pieces[-1].lower():
@@ -671,7 +814,10 @@ class CounterfactualGenerator:
             # where the lemma does not rebuild the word (a parser's wrong lemma: *content* as
             # *conter*), the word's own form with its ending swapped goes before the lemma's
             lemma_rebuilds = old is None or old == full
-            ordered = [primary, form, *swapped] if lemma_rebuilds else [*swapped, primary, form]
+            # a form whose ending the language file's ending_paradigms read (the dictionary knowing its
+            # other forms) swaps its ending first: it partite -> partiti (the reinflector: parti)
+            by_ending = bool(self.language.ending_paradigms) and self._reading_by_ending(full) is not None
+            ordered = [primary, form, *swapped] if lemma_rebuilds and not by_ending else [*swapped, primary, form]
             lists.append(list(dict.fromkeys(c for c in ordered if c)))
         chosen = self._choose(lists, [q.features for q in kept])
         for (b, index, original), form in zip(neural_slots, chosen):
@@ -922,7 +1068,9 @@ def interventions_for(
     ws = words(sentence)
     in_names = name_parts(ws, generator.language)
     named = named_by_a_full_name(ws) | predicates_of_a_fixed_subject(ws, gazetteer, generator.language, sentence)
-    named |= _apposed(ws, named)
+    named |= _apposed(ws, named | names_with_an_article(ws, gazetteer, generator.language))
+    named |= _before_a_comma(ws, named, gazetteer)
+    named |= predicates_of_an_object_pronoun(ws, generator.language)
     pronouns: list[Intervention] = []  # kept where they name a person (pronoun_referents), once the nouns are known
     for index, word in enumerate(ws):
         if in_names[index] or index in named:
@@ -948,6 +1096,14 @@ def interventions_for(
             continue
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
+        plurals = {gazetteer.plurals.get((found.lemma, g)) for g in ("Masc", "Fem")}
+        gendered_plural = found.number == "Plur" and len(plurals) == 2 and None not in plurals
+        written = (word["form"] or "").lower()
+        older_feminine = written in gazetteer.to_masc and written != found.lemma
+        if found.kind == "common" and not gendered_plural and not older_feminine:
+            form = word["form"]  # one form for both genders: the one written (israelís, not the list's israelíes)
+        # (the list's form where the plural shows the gender, it colleghi -> colleghe, or the written
+        # form is an older feminine: la presidentessa -> il presidente)
         intervention = gender_intervention(index, noun, generator, new_gender, form=form, lemma=new_lemma)
         if word["upos"] != "NOUN":
             # a lower-case PROPN, a title before a name, an ADJ used as a noun or a mis-tagged
@@ -960,9 +1116,41 @@ def interventions_for(
         out.append(intervention)
     if pronouns:
         people = pronoun_referents(ws, [p.index for p in pronouns], {i.index for i in out}, gazetteer, generator)
+        people -= _said_by_a_name(ws)
         out += [p for p in pronouns if p.index in people]
         out.sort(key=lambda i: i.index)
-    return out
+    # a role (le titre de grand maître, el cargo de director) changes only with its holder
+    changing = {i.index for i in out}
+    return [i for i in out if not _kind_of_a_thing(i.index, ws, gazetteer)
+            or _clause_subject(i.index, ws) in changing]
+
+
+def _clause_subject(index: int, ws: Sequence[dict]) -> int | None:
+    """The subject (0-based) of the nearest clause above word `index`, or None."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    k = position.get(int(ws[index]["head"] or 0))
+    while k is not None:
+        subject = next((c for c, w in enumerate(ws) if w["head"] == ws[k]["id"]
+                        and relation(w["deprel"]) == "nsubj"), None)
+        if subject is not None:
+            return subject
+        k = position.get(int(ws[k]["head"] or 0))
+    return None
+
+
+def _said_by_a_name(ws: Sequence[dict]) -> set[int]:
+    """First-person pronouns (0-based) inside a quotation that a name outside it says (*« nous en
+    sommes reconnaissants », a affirmé M. Benjamin*): they include that person, whose gender is kept."""
+    spans = _quotations(ws)
+    inside = {k for start, end in spans for k in range(start + 1, end)}
+    def named(w: dict) -> bool:  # a name, or a title before one (M. Benjamin)
+        return w["upos"] == "PROPN" or any(c["head"] == w["id"] and relation(c["deprel"]) == "flat"
+                                           and c["upos"] == "PROPN" for c in ws)
+
+    speaker = any(relation(w["deprel"]) == "nsubj" and k not in inside and named(w) for k, w in enumerate(ws))
+    if not speaker:
+        return set()
+    return {k for k in inside if ws[k]["upos"] == "PRON" and (ws[k]["feats"] or {}).get("Person") == "1"}
 
 
 def _by_sense(found, noun: dict, ws: Sequence[dict], gazetteer: Gazetteer, language):
@@ -1255,8 +1443,9 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
                 continue
             if (ws[c]["feats"] or {}).get("Reflex") == "Yes":
                 continue
-            if not of_verb and any(relation(ws[g]["deprel"]) == "case" for g in children.get(c, [])):
-                continue
+            if not of_verb and (any(relation(ws[g]["deprel"]) == "case" for g in children.get(c, []))
+                                or any(ws[k]["upos"] == "ADP" for k in range(min(i, c) + 1, max(i, c)))):
+                continue  # a preposition between them, wherever the parser hung it (por el extraño suceso)
             found.append(c)
         return found
 
@@ -1298,8 +1487,16 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
         # up to the head unless leaving a clause with its own subject, or reaching a predicate
         # whose subject is another word (*el niño está cansado de la mujer*); an object reaches
         # its predicative (*Juan encontró a la niña cansada*)
+        # nor from a comparison (que, como: a mark) to the adjective or pronoun compared (*uno menos
+        # que el líder*, *plus grand que son père*): that one agrees elsewhere; a partitive de
+        # (*uno de los fundadores*) is a case and agrees
+        complement = (
+            rel in ("nmod", "obl") and head is not None and ws[head]["upos"] in ("ADJ", "PRON", "NUM", "DET")
+            and any(relation(ws[c]["deprel"]) == "mark" for c in children.get(i, []))
+        )
         if (
             head is not None
+            and not complement
             and not (rel in CLAUSE_RELATIONS and own_subject(i))
             and (rel in ("nsubj", "csubj", "obj") or not own_subject(head))
         ):
@@ -1311,6 +1508,101 @@ def agreement_reach(ws: Sequence[dict], interventions: Sequence[int]) -> set[int
     return reached
 
 
+# after these a sentence or a quotation may begin, capitalised
+SENTENCE_OPENERS = frozenset(".:;!?¿¡«»\"“”„'‘’()[]—–-…")
+
+
+# Relations along which a word agrees with the noun it modifies or is said of.
+_MODIFIERS = ("det", "amod", "acl", "nummod")
+_PREDICATE_PARTS = ("cop", "aux", "det")  # è stato eletto, è stata la migliore
+
+
+def agreeing_words(ws: Sequence[dict], index: int, language) -> list[int]:
+    """The words (0-based) that agree with word `index` by plain rules: its determiners and adjectives
+    (an adjectival clause's participle too: *un vicino nostro*, *la ragazza seduta*), and, when it is a
+    subject, its predicate adjective or participle or demonstrative (*è stanca*, *sembrava preoccupata*,
+    *è quella che*), with the predicate's copula participle and determiners (*è stata eletta*, *è la
+    migliore*), the adjectives and participles coordinated with it (*stanca e annoiata*) and its
+    predicative complement (*sembrava preoccupata*); a noun is never among them."""
+    position = {int(w["id"]): i for i, w in enumerate(ws)}
+    children: dict[int, list[int]] = {}
+    for i, w in enumerate(ws):
+        children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+
+    def agreeing(i: int) -> bool:
+        w = ws[i]
+        # a pronoun agrees as a determiner (a parser's Molti/PRON infermieri) or a demonstrative (è quella)
+        closed = language.paradigm_tag(language.full_form((w["form"] or "").lower(), None)) is not None
+        return w["upos"] in ("ADJ", "DET") or (w["feats"] or {}).get("VerbForm") == "Part" or (
+            w["upos"] == "PRON" and closed) or (w["upos"] in ("PRON", "PROPN") and relation(w["deprel"]) == "det")
+
+    out: list[int] = []
+
+    def add_with_conjuncts(i: int) -> None:
+        if i in out or not agreeing(i):
+            return
+        out.append(i)
+        for c in children.get(i, []):
+            if relation(ws[c]["deprel"]) == "conj" and not any(
+                    relation(ws[g]["deprel"]) in ("nsubj", "nsubj:pass") for g in children.get(c, [])):
+                add_with_conjuncts(c)
+
+    def own_subject(i: int) -> bool:  # a clause with a subject of its own: la ragazza con cui lui è uscito
+        return any(relation(ws[c]["deprel"]) == "nsubj" and not _is_relative_word(ws[c]) for c in children.get(i, []))
+
+    def has_object(i: int) -> bool:  # a predicative of the object: tiene nascosto un segreto
+        return any(relation(ws[c]["deprel"]) == "obj" and (ws[c]["feats"] or {}).get("Reflex") != "Yes"
+                   for c in children.get(i, []))
+
+    for c in children.get(index, []):
+        if relation(ws[c]["deprel"]) in _MODIFIERS and not own_subject(c):
+            add_with_conjuncts(c)
+    # an adjective right after the noun that a parser hung on the verb (La bambina piccola/amod of piangeva)
+    after = index + 1
+    if after < len(ws) and ws[after]["upos"] == "ADJ" and position.get(int(ws[after]["head"] or 0)) != index:
+        head_of_after = position.get(int(ws[after]["head"] or 0))
+        if head_of_after is None or ws[head_of_after]["upos"] not in ("NOUN", "PROPN"):
+            add_with_conjuncts(after)
+    # a relative clause right after the noun that a parser hung elsewhere (Il cuoco, che era famoso/advcl)
+    relative = next((k for k in (index + 1, index + 2) if k < len(ws) and _is_relative_word(ws[k])
+                     and relation(ws[k]["deprel"]) == "nsubj"
+                     and all(ws[m]["upos"] == "PUNCT" for m in range(index + 1, k))), None)
+    if relative is not None:
+        predicate = position.get(int(ws[relative]["head"] or 0))
+        if predicate is not None:
+            add_with_conjuncts(predicate)
+            if predicate in out:
+                for c in children.get(predicate, []):
+                    if relation(ws[c]["deprel"]) in ("cop", "aux"):
+                        add_with_conjuncts(c)
+    head = position.get(int(ws[index]["head"] or 0))
+    # a subject a small parser attached otherwise (Quello studente/obl è molto bravo): a bare noun
+    # before a head that has no subject
+    misattached = (
+        relation(ws[index]["deprel"]) in ("obl", "advmod", "obj", "dep") and head is not None and index < head
+        and not any(relation(ws[c]["deprel"]) in ("case", "mark") for c in children.get(index, []))
+        and not any(relation(ws[c]["deprel"]) == "nsubj" for c in children.get(head, []))
+    )
+    if relation(ws[index]["deprel"]) == "nsubj" or misattached:
+        if head is not None:
+            predicates = [head] + [c for c in children.get(head, []) if relation(ws[c]["deprel"]) == "xcomp"
+                                   and not has_object(head) and not has_object(c) and not own_subject(c)]
+            for p in predicates:
+                if any(relation(ws[c]["deprel"]) in ("aux", "cop")
+                       and (ws[c]["feats"] or {}).get("Person") in ("1", "2") for c in children.get(p, [])):
+                    continue  # a first- or second-person verb's (Ho chiamato il direttore): not the noun's
+                add_with_conjuncts(p)
+                if p in out or (ws[p]["form"] or "").lower() in language.invariable:  # è la migliore
+                    for c in children.get(p, []):
+                        if relation(ws[c]["deprel"]) in _PREDICATE_PARTS:
+                            add_with_conjuncts(c)
+                            # and a participle's own passive auxiliary (stata ritrovata/cop sana)
+                            for g in children.get(c, []):
+                                if relation(ws[g]["deprel"]) == "aux" and c in out:
+                                    add_with_conjuncts(g)
+    return [i for i in out if ws[i]["upos"] not in ("NOUN", "PROPN") and i != index]
+
+
 def name_parts(ws: Sequence[dict], language) -> list[bool]:
     """The words that are part of a proper name: never intervened on, never changed by agreement.
 
@@ -1318,20 +1610,81 @@ def name_parts(ws: Sequence[dict], language) -> list[bool]:
     the name's gender fixes (*Santa Bárbara*, *San Pedro*, *el Niño Jesús*, *Saint Michel*: a place
     or a saint, never *Santo Bárbara*); a title before a surname is a person noun (*el Doctor
     Pérez*). And capitalised words inside a sentence that run on into a capitalised word that is
-    not a name (*los Reyes Católicos*, *la Madre Superiora*): a name written in capitals, both."""
+    not a name (*los Reyes Católicos*, *la Madre Superiora*): a name written in capitals, both. A
+    capitalised noun inside a sentence with a *de* complement is a name (a work, a newspaper, a
+    competition, a body: *les Hommes du jour*, *la Ligue des champions*, *el Colegio de Abogados*),
+    and so are the words of that complement. A lower-case title before a name and *de* with a name
+    names a place (*à saint Jean de Maurienne*). A capitalised article inside a sentence (after a
+    comma or a word, not after a colon or an opening quote) opens a title: its noun phrase is a name
+    (*películas: Suspiros de Triana, La hija de Juan Simón*); so is the expansion of an acronym, in
+    brackets after it (*designado MVP (jugador más valioso)*), and a quoted noun phrase with a
+    capital and no verb: a nickname or a title (*on l'appelait « Le roi de la comédie »*)."""
     capitalised = [(w["form"] or "")[:1].isupper() for w in ws]
     first = next((i for i, w in enumerate(ws) if any(ch.isalnum() for ch in w["form"] or "")), 0)
     out = [False] * len(ws)
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    children: dict[int, list[int]] = {}
+    for i, w in enumerate(ws):
+        children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+
+    def subtree(i: int) -> list[int]:
+        found = [i]
+        for c in children.get(i, []):
+            if relation(ws[c]["deprel"]) != "conj":
+                found += subtree(c)
+        return found
+
+    for start, end in _quotations(ws):
+        inside = range(start + 1, end)
+        first_word = next((k for k in inside if any(ch.isalnum() for ch in ws[k]["form"] or "")), None)
+        if first_word is not None and capitalised[first_word] and not any(
+                ws[k]["upos"] in ("VERB", "AUX") for k in inside):
+            for k in inside:  # a quoted noun phrase: a nickname or a title (« Le roi de la comédie »)
+                out[k] = True
     for index, w in enumerate(ws):
+        opening = index <= first or ws[index - 1]["upos"] == "PUNCT"
+        title_start = (
+            w["upos"] == "DET" and capitalised[index] and index > first
+            and (ws[index - 1]["form"] or "") not in SENTENCE_OPENERS
+            and position.get(int(w["head"] or 0)) is not None
+        )
+        if title_start:  # a work's title in a sentence (películas: ..., La hija de Juan Simón, ...)
+            for k in subtree(position[int(w["head"])]):
+                out[k] = True
+        acronym = index > 0 and sum(ch.isalpha() for ch in ws[index - 1]["form"] or "") >= 2 and (
+            ws[index - 1]["form"] or "").isupper()
+        if w["form"] == "(" and acronym:  # an acronym's expansion names what it names: MVP (jugador más valioso)
+            k = index + 1
+            while k < len(ws) and ws[k]["form"] != ")":
+                out[k] = True
+                k += 1
         if not capitalised[index]:
+            place = (
+                (w["form"] or "").lower() in language.name_titles and index + 3 < len(ws)
+                and capitalised[index + 1] and ws[index + 1]["upos"] == "PROPN"
+                and (ws[index + 2]["form"] or "").lower() == "de" and capitalised[index + 3]
+            )
+            if place:
+                out[index] = True
             continue
+        if not opening and w["upos"] in ("NOUN", "PROPN"):
+            # a name's de complement: its words are the name's (des champions, du jour)
+            # (a common noun's: de + a name makes a person's title, *l'Empereur de Sainte-Hélène*)
+            complements = [c for c in children.get(index, []) if c > index and relation(ws[c]["deprel"]) == "nmod"
+                           and ws[c]["upos"] == "NOUN"
+                           and any(relation(ws[k]["deprel"]) == "case" and (ws[k]["lemma"] or "").lower() == "de"
+                                   for k in children.get(c, []))]
+            if complements:
+                out[index] = True
+                for c in complements:
+                    for k in subtree(c):
+                        out[k] = True
         after = ws[index + 1] if index + 1 < len(ws) else None
         before_name = after is not None and capitalised[index + 1] and after["upos"] == "PROPN"
         title = (w["form"] or "").lower() in language.name_titles and (before_name or any(
             c["head"] == w["id"] and relation(c["deprel"]) == "flat" and (c["form"] or "")[:1].isupper() for c in ws
         ))
         # the first word is capitalised anyway (*La profesora*), and so may be one after punctuation
-        opening = index <= first or ws[index - 1]["upos"] == "PUNCT"
         phrase = (
             not opening and after is not None and capitalised[index + 1]
             and after["upos"] in ("ADJ", "NOUN") and w["upos"] in ("NOUN", "PROPN", "ADJ")
@@ -1340,6 +1693,23 @@ def name_parts(ws: Sequence[dict], language) -> list[bool]:
             out[index] = True
         if phrase:
             out[index] = out[index + 1] = True
+    return out
+
+
+QUOTES = {"«": "»", "“": "”", "„": "“", '"': '"', "‘": "’"}
+
+
+def _quotations(ws: Sequence[dict]) -> list[tuple[int, int]]:
+    """(opening, closing) indices of the quotation marks that pair up in a sentence."""
+    out, k = [], 0
+    while k < len(ws):
+        closing = QUOTES.get(ws[k]["form"] or "")
+        end = next((e for e in range(k + 1, len(ws)) if ws[e]["form"] == closing), None) if closing else None
+        if end is None:
+            k += 1
+            continue
+        out.append((k, end))
+        k = end + 1
     return out
 
 
@@ -1439,6 +1809,30 @@ def _bare_after(index: int, ws: Sequence[dict], words_before: Collection[str]) -
             and not any(w["head"] == ws[index]["id"] and relation(w["deprel"]) == "det" for w in ws))
 
 
+def _kind_of_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> bool:
+    """A singular person noun with no determiner after a bare *de* under a thing's noun: a kind or
+    a role, not a person of its own (*un prototype de chasseur*, *le titre de grand maître*, *el
+    cargo de director técnico*), which changes only with its clause's subject, the holder
+    (:func:`interventions_for`); under a possessed noun it is the possessor's role (*en su etapa de
+    jugador*), and a plural is a number of persons (*millones de dominicanos*)."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    while relation(ws[index]["deprel"]) == "conj" and position.get(int(ws[index]["head"] or 0)) is not None:
+        index = position[int(ws[index]["head"])]  # de técnicos y jugadores: the first conjunct decides
+    word = ws[index]
+    head = position.get(int(word["head"] or 0))
+    if (head is None or relation(word["deprel"]) != "nmod" or ws[head]["upos"] != "NOUN"
+            or (word["feats"] or {}).get("Number") == "Plur"):
+        return False
+    own = [w for w in ws if w["head"] == word["id"]]
+    bare_de = any(relation(w["deprel"]) == "case" and (w["form"] or "").lower() in ("de", "d'", "d’")
+                  for w in own)
+    if not bare_de or any(relation(w["deprel"]) == "det" for w in own):
+        return False
+    thing = ws[head]
+    possessed = any(w["head"] == thing["id"] and (w["feats"] or {}).get("Poss") == "Yes" for w in ws)
+    return not possessed and gazetteer.lookup(thing) is None and not gazetteer.is_epicene(thing)
+
+
 def _apposed_to_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> bool:
     """A person noun in apposition with a thing's noun phrase (after a comma, a common noun with an
     article, no person noun): both name that thing (*los actuales dueños, el grupo japonés Sogo*: a company)."""
@@ -1478,11 +1872,79 @@ def _apposed(ws: Sequence[dict], fixed: set[int]) -> set[int]:
     return out
 
 
+def names_with_an_article(ws: Sequence[dict], gazetteer: Gazetteer, language) -> set[int]:
+    """Proper nouns (0-based) with a definite article: a team, a company, a country or a place,
+    not a person, whose name takes none (*L'Inter, champion d'Europe*, *el Barcelona*, *la France*):
+    a noun apposed to one names that institution. A person noun the parser took for a name (*el
+    Rey*) and a title (*el San Pedro*) are no such name."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    out = set()
+    for w in ws:
+        head = position.get(int(w["head"] or 0))
+        if (head is None or relation(w["deprel"]) != "det" or (w["feats"] or {}).get("PronType") != "Art"
+                or (w["feats"] or {}).get("Definite") != "Def"):
+            continue
+        name = ws[head]
+        if (name["upos"] == "PROPN" and (name["form"] or "")[:1].isupper()
+                and gazetteer.lookup(name) is None and not gazetteer.is_epicene(name)
+                and (name["form"] or "").lower() not in language.name_titles):
+            out.add(head)
+    return out
+
+
+def predicates_of_an_object_pronoun(ws: Sequence[dict], language) -> set[int]:
+    """Nouns (0-based) after one of the language file's ``predicate_markers`` said of a verb's
+    object pronoun (*lo propuso como su compañero*, *il l'a choisi comme adjoint*): they name that
+    object's person, whom a clitic (*lo*, *l'*) names without the counterfactual changing it."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    children: dict[int, list[int]] = {}
+    for i, w in enumerate(ws):
+        children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
+    out = set()
+    for i, w in enumerate(ws):
+        verb = position.get(int(w["head"] or 0))
+        marked = any(relation(ws[c]["deprel"]) in ("mark", "case") and (ws[c]["form"] or "").lower()
+                     in language.predicate_markers for c in children.get(i, []))
+        if verb is None or w["upos"] != "NOUN" or not marked:
+            continue
+        if any(relation(ws[o]["deprel"]) == "obj" and ws[o]["upos"] == "PRON"
+               and (ws[o]["feats"] or {}).get("Person") == "3" and (ws[o]["feats"] or {}).get("Reflex") != "Yes"
+               for o in children.get(verb, [])):
+            out.add(i)
+    return out
+
+
+def _before_a_comma(ws: Sequence[dict], fixed: set[int], gazetteer: Gazetteer) -> set[int]:
+    """Person nouns (0-based) of the noun phrase right before a comma that opens a phrase naming a
+    person whose gender is kept, however a parser attached the two: an apposition (*l'apport d'un
+    bienfaiteur de la fabrique, l'abbé Épiphane Lapointe*). From the word before the comma up its
+    heads along de complements, each person noun met is kept (which one the apposition names is
+    not known: keeping both changes no one wrongly)."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    out: set[int] = set()
+    for i in fixed:
+        start = i
+        while start > 0 and ws[start - 1]["upos"] != "PUNCT" and position.get(int(ws[start - 1]["head"] or 0)) == i:
+            start -= 1  # the phrase's determiners and adjectives before its noun
+        if start < 2 or ws[start - 1]["form"] != ",":
+            continue
+        k = start - 2
+        while k is not None and k < start - 1:
+            if ws[k]["upos"] == "NOUN" and gazetteer.lookup(ws[k]) is not None:
+                out.add(k)
+            if relation(ws[k]["deprel"]) != "nmod":
+                break
+            k = position.get(int(ws[k]["head"] or 0))
+    return out - fixed
+
+
 def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, language, sentence=None) -> set[int]:
     """Predicate nouns (0-based) that denote a subject whose gender the counterfactual keeps: a
-    name (*Juan es un buen panadero*), the speaker or the addressee (*Je suis le nouveau serveur*,
-    *Tú eres la mejor enfermera*). A noun after a copula names its subject, so it agrees with it
-    and changes only with it; its conjuncts too. An epicene subject fixes no one's gender (*La
+    name (*Juan es un buen panadero*), a thing's noun phrase (*el pueblo es espectador*), the
+    speaker or the addressee (*Je suis le nouveau serveur*, *Tú eres la mejor enfermera*), and the
+    role a possessed noun gives it (*Ana dejó su puesto de directora*). A noun
+    after a copula names its subject, so it agrees with it and changes only with it; its conjuncts
+    too. An epicene subject fixes no one's gender (*La
     víctima era un hombre* → *una mujer*), and a pronoun or demonstrative the parser took for a name
     (*Aquél*: the language file's paradigms) is no name."""
     position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
@@ -1491,12 +1953,37 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
     for i, w in enumerate(ws):
         children.setdefault(position.get(int(w["head"] or 0), -1), []).append(i)
 
+    def roles(head: int) -> list[int]:
+        """Person nouns that say what the subject is through a possessed noun of its clause: *por
+        su condición de campeón*, *son travail de productrice* (de + the role; not across a clause
+        with a subject of its own)."""
+        found, stack = [], [head]
+        while stack:
+            k = stack.pop()
+            for c in children.get(k, []):
+                if relation(ws[c]["deprel"]) in CLAUSE_RELATIONS and any(
+                        relation(ws[g]["deprel"]) == "nsubj" for g in children.get(c, [])):
+                    continue
+                stack.append(c)
+            possessed = ws[k]["upos"] == "NOUN" and any(
+                relation(ws[g]["deprel"]) == "det" and (ws[g]["feats"] or {}).get("Poss") == "Yes"
+                for g in children.get(k, []))
+            if possessed:
+                found += [c for c in children.get(k, []) if ws[c]["upos"] == "NOUN"
+                          and relation(ws[c]["deprel"]) == "nmod" and any(
+                              relation(ws[g]["deprel"]) == "case" and (ws[g]["lemma"] or "").lower() == "de"
+                              for g in children.get(c, []))]
+        return found
+
     def predicates(head: int) -> list[int]:
         """The predicate nouns of a clause headed by `head` said of its subject: the head after a
         copula; a predicative complement (*fue elegida concejala*, *élue conseillère*, an object of a
         passive verb); and those of
         a coordinated clause with no subject of its own (*comió con él y fue su compañero*)."""
         found = [head] if int(ws[head]["id"]) in copulas and ws[head]["upos"] in ("NOUN", "PROPN", "ADJ") else []
+        noun = position.get(int(ws[head]["head"] or 0))
+        if found and ws[head]["upos"] == "ADJ" and relation(ws[head]["deprel"]) == "amod" and noun is not None:
+            found.append(noun)  # spaCy: est mon meilleur ami with meilleur the copula's head, ami its noun
         for c in children.get(head, []):
             rel = relation(ws[c]["deprel"])
             # one of a group: *est un des héros*, *es uno de los jugadores* (the group's noun)
@@ -1511,6 +1998,13 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
         return found
 
     out: set[int] = set()
+    for w in ws:  # no subject written: a first- or second-person singular copula says who (Eres la mejor)
+        head = position.get(int(w["head"] or 0))
+        feats = w["feats"] or {}
+        if (head is not None and relation(w["deprel"]) == "cop" and feats.get("Person") in ("1", "2")
+                and feats.get("Number") == "Sing"
+                and not any(relation(ws[c]["deprel"]) == "nsubj" for c in children.get(head, []))):
+            out.update(predicates(head))
     for w in ws:
         head = position.get(int(w["head"] or 0))
         if head is None or relation(w["deprel"]) != "nsubj":
@@ -1518,11 +2012,23 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
         feats = w["feats"] or {}
         fixed = (
             (w["upos"] == "PRON" and feats.get("Person") in ("1", "2") and feats.get("Number", "Sing") == "Sing")
+            # a first- or second-person singular copula, whatever the parser took its subject for (Tu/VERB es)
+            or any(relation(ws[c]["deprel"]) == "cop" and (ws[c]["feats"] or {}).get("Person") in ("1", "2")
+                   and (ws[c]["feats"] or {}).get("Number") == "Sing" for c in children.get(head, []))
             or (w["upos"] == "PROPN" and (w["form"] or "")[:1].isupper() and gazetteer.lookup(w, sentence) is None
                 and language.paradigm_tag(w["form"]) is None and language.pronoun(w["form"], w["deprel"] or "") is None)
         )
+        # a thing's noun phrase: a predicate noun said of it names no sex-marked person and takes
+        # its gender (*el pueblo es espectador*, *la selección es campeona*); a bare noun, or one of
+        # another gender, is rather a parser's slip (*una copa ..., ha de ser un presidente*)
+        thing = (w["upos"] == "NOUN" and gazetteer.lookup(w, sentence) is None and not gazetteer.is_epicene(w)
+                 and any(relation(c["deprel"]) == "det" for c in ws if c["head"] == w["id"]))
         if fixed:
             out.update(predicates(head))
+            out.update(roles(head))
+        elif thing:
+            gender = feats.get("Gender")
+            out.update(p for p in predicates(head) if gender and (ws[p]["feats"] or {}).get("Gender") == gender)
     return _with_conjuncts(out, ws, position)  # and the predicate's conjuncts: Juan es carpintero y panadero
 
 

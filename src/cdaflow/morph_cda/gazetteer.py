@@ -321,8 +321,8 @@ class Gazetteer:
 
     @staticmethod
     def _context_gender(word: dict, sentence) -> str | None:
-        """The gender a common-gender noun's determiners, adjectives and predicate adjective show
-        (*cet élève*, *l'architecte est créative*), when they show one; the words around a
+        """The gender a common-gender noun's determiners, adjectives, predicate adjective or subject
+        show (*cet élève*, *l'architecte est créative*, *elle sera l'auteur*), when they show one; the words around a
         common-gender noun tell its gender better than a parser's guess on the noun itself."""
         if sentence is None:
             return None
@@ -334,7 +334,14 @@ class Gazetteer:
         } - {None}
         if len(genders) == 1 and genders <= set(GENDERS):
             return genders.pop()
-        # no determiner says it: the predicate it is the subject of (nous sommes contentes)
+        # no determiner says it: the subject it is the predicate of (elle sera l'auteur), or the
+        # predicate it is the subject of (nous sommes contentes)
+        own = [w for w in ws if w["head"] == word["id"]]
+        if any(w["deprel"].split(":")[0] == "cop" for w in own):
+            subjects = {(w["feats"] or {}).get("Gender") for w in own if w["deprel"].split(":")[0] == "nsubj"
+                        and w["upos"] in ("PRON", "NOUN")} - {None}
+            if len(subjects) == 1 and subjects <= set(GENDERS):
+                return subjects.pop()
         head = next((w for w in ws if w["id"] == word["head"]), None)
         if head is not None and word["deprel"].split(":")[0] in ("nsubj", "expl") and head["upos"] in ("ADJ", "VERB"):
             if any(w["head"] == head["id"] and w["deprel"].split(":")[0] in ("cop", "aux") for w in ws):

@@ -153,6 +153,9 @@ class Language:
     prefix_words: frozenset[str] = frozenset()  # ex: a word before a noun that a parser may make its head
     feminine_singular_things: frozenset[str] = frozenset()  # la policía: the force, not a person
     impersonal_through: frozenset[str] = frozenset()  # verbs whose infinitive decides (il devrait y avoir)
+    complete_agreement: bool = False  # after the MRF, plain agreement rules change what it left (cda.py)
+    # endings of an adjective's four forms, each (gender, number) -> ending: it o/a/i/e, co/ca/chi/che
+    ending_paradigms: tuple[Mapping[tuple[str, str], str], ...] = ()
 
     @property
     def spacy(self) -> str | None:
@@ -249,10 +252,31 @@ class Language:
                     out.append(candidate)
         return out
 
+    def readings_by_ending(self, form: str) -> list[tuple[tuple[str, str], list[str]]]:
+        """Each (gender, number) the ``ending_paradigms`` give `form` (lower case), with the forms that
+        must be words for it to hold: the paradigm's three others (*stanche*: Fem Plur if *stanco*,
+        *stanca* and *stanchi* are words; *felice*, *giovane* have none: *felico*, *giovana* are not)."""
+        out = []
+        for paradigm in self.ending_paradigms:
+            for cell, ending in paradigm.items():
+                if not form.endswith(ending) or len(form) < len(ending) + 2:
+                    continue  # a stem of one letter is no adjective's (di, da, de, do are all words)
+                stem = form[: len(form) - len(ending)]
+                out.append((cell, [stem + other for c, other in paradigm.items() if c != cell]))
+        return out
+
     def alternate(self, form: str, gender: str | None, next_form: str, next_upos: str | None = None) -> str:
-        """`form` as written before `next_form` after every alternation (lower case in, lower case out)."""
+        """`form` as written before `next_form` after every alternation (lower case in, lower case out).
+        The form an alternation that applies gives is final: a later one that does not apply keeps it
+        (it *gli uomini*: *gli* before a vowel, though also an alternate before *s* + consonant)."""
+        genders = [gender] if gender in GENDERS else list(GENDERS)
         for alternation in self.alternations:
+            settled = alternation.applies(next_form, next_upos) and any(
+                form in forms or form in forms.values() for forms in (alternation.forms.get(g, {}) for g in genders)
+            )
             form = alternation.form_before(form, gender, next_form, next_upos)
+            if settled:
+                return form
         return form
 
 
@@ -367,6 +391,11 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         be_lemmas=frozenset(data["be_lemmas"]),
         perfect_auxiliaries=frozenset(data.get("perfect_auxiliaries", [])),
         invariant_participle_of_aux=bool(data.get("invariant_participle_of_aux", True)),
+        complete_agreement=bool(data.get("complete_agreement", False)),
+        ending_paradigms=tuple(
+            {tags(cell)[0]: ending for cell, ending in paradigm.items()}
+            for paradigm in data.get("ending_paradigms", [])
+        ),
         baseline=(frozenset(data["baseline"]["controllers"]), frozenset(data["baseline"]["targets"])),
         pronouns=pronouns,
         impersonal_verbs=frozenset(impersonal.get("verbs", [])),
