@@ -36,7 +36,7 @@ def words_of(model: Path | None, lang: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from cdaflow.morph_cda.hunspell import DICTIONARY_DIR, Hunspell
-    from cdaflow.morph_cda.language import available, load
+    from cdaflow.text.language import available, load
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lang", nargs="+", choices=available(), default=["es", "fr"])

@@ -63,7 +63,7 @@ def real_sentences(data: Path, count: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from cdaflow.morph_cda.hunspell import Hunspell
-    from cdaflow.morph_cda.language import load
+    from cdaflow.text.language import load
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=5_000)

@@ -82,7 +82,7 @@ def counterfactuals(rows, generator, gazetteer, lang: str, conllu: Path | None) 
     """What `cdaflow cda` prints as the counterfactual of each row (the sentence when nothing changes)."""
     from cdaflow.io.conllu import read_conllu
     from cdaflow.morph_cda.cda import interventions_for
-    from cdaflow.morph_cda.language import load as load_language
+    from cdaflow.text.language import load as load_language
     from cdaflow.text.parsing import get_parser, parse_text_file
 
     if conllu is not None:
@@ -154,7 +154,7 @@ def table(rows, predictions) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    from cdaflow.morph_cda.language import available
+    from cdaflow.text.language import available
 
     parser.add_argument("--lang", nargs="+", choices=available(), default=["es", "fr", "it", "he"])
     parser.add_argument("--model", type=Path, help="model folder (default results/morph_cda/<lang>/models/lin)")

@@ -152,8 +152,8 @@ def _check_morph_cda(config: dict[str, Any], source: str) -> None:
                 )
         if not morph_cda["enabled"]:
             continue  # the language and annotation files are read only when the study runs
-        from cdaflow.morph_cda.language import LanguageError
-        from cdaflow.morph_cda.language import load as load_language
+        from cdaflow.text.language import LanguageError
+        from cdaflow.text.language import load as load_language
 
         try:
             language = load_language(lang)  # resources/morph_cda/languages/<lang>.yaml, against its schema

@@ -4,7 +4,7 @@ from collections import Counter
 
 from cdaflow.morph_cda.agent_nouns import agent_noun_candidates, noun_lemmas
 from cdaflow.morph_cda.gazetteer import Gazetteer
-from cdaflow.morph_cda.language import load
+from cdaflow.text.language import load
 
 
 class Known:

@@ -166,7 +166,7 @@ def test_closed_class_words_take_their_listed_forms(spanish_generator):
     (parsed,) = parse_conllu_string(sentence)
     ws = spanish_generator.analyse(parsed, {3})
     assert (ws[0]["upos"], ws[0]["feats"]) == ("PRON", {"Gender": "Masc", "Number": "Sing"})
-    from cdaflow.morph_cda.language import load
+    from cdaflow.text.language import load
 
     assert load("es").paradigm_form("aquél", "Fem", "Sing") == "aquélla"
 

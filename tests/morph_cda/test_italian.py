@@ -9,10 +9,10 @@ import pytest
 from cdaflow.io.conllu import parse_conllu_string, words
 from cdaflow.morph_cda.cda import CounterfactualGenerator, Intervention
 from cdaflow.morph_cda.gazetteer import Gazetteer
-from cdaflow.morph_cda.language import load
 from cdaflow.morph_cda.model import AgreementMRF
 from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.text.language import load
 from tests.morph_cda.test_everyday import tree
 
 MS, FS = "Gender=Masc|Number=Sing", "Gender=Fem|Number=Sing"

@@ -19,8 +19,8 @@ import pytest
 
 from cdaflow.cli import main
 from cdaflow.io.conllu import read_conllu, words
-from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.hunspell import Hunspell
+from cdaflow.text import language as languages
 from tests.conftest import PROJECT_ROOT, shared_data_dir
 
 pytestmark = pytest.mark.shared_data

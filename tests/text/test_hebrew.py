@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cdaflow.morph_cda import language as languages
+from cdaflow.text import language as languages
 from cdaflow.text.hebrew import Reading, choose, hspell_missing, spell_final_letters
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ import importlib.util
 import pytest
 
 from cdaflow.api import CDA
-from cdaflow.morph_cda import language as languages
+from cdaflow.text import language as languages
 from cdaflow.text import parsing
 from cdaflow.text.options import parser_options
 from cdaflow.text.spacy_parser import spacy_pipeline

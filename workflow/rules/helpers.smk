@@ -145,7 +145,7 @@ STUDY_TARGETS = {}
 
 def morph_language(lang):
     """Study A's language file resources/morph_cda/languages/<lang>.yaml, read and checked."""
-    from cdaflow.morph_cda.language import load
+    from cdaflow.text.language import load
 
     return load(lang)
 

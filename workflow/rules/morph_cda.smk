@@ -7,7 +7,7 @@
 
 
 MORPH = config["studies"]["morph_cda"]
-# Each language's knowledge (cdaflow.morph_cda.language), checked at start-up by the config check.
+# Each language's knowledge (cdaflow.text.language), checked at start-up by the config check.
 MORPH_LANGUAGE_FILES = "resources/morph_cda/languages"
 MORPH_OUT = "results/morph_cda"
 MORPH_LANGUAGES = list(MORPH["languages"]) if enabled("morph_cda") else []

@@ -12,7 +12,7 @@ from cdaflow.api.errors import CdaflowError, CdaflowWarning, refusals
 from cdaflow.api.tool import PathLike, Record, Tool, check_choice, check_positive, checked_card, text_limit
 
 if TYPE_CHECKING:  # the tools import their modules when they load
-    from cdaflow.morph_cda.language import Language
+    from cdaflow.text.language import Language
 
 
 def raw_text_refusal(language: Language, backend: str) -> str | None:
@@ -87,11 +87,11 @@ class CDA(Tool):
         """:meth:`load`; `before_load` runs with the model's language once the cheap checks passed,
         before the model loads (the command reads its input's first lines there, so a bad file fails
         at once)."""
+        from cdaflow.cross_study.persons import PERSONS, SpeakerRules
         from cdaflow.io.text import MAX_BATCH_SIZE
         from cdaflow.morph_cda import animals as animal_lists
-        from cdaflow.morph_cda import language as languages
         from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, check_model_folder, load_model
-        from cdaflow.morph_cda.persons import PERSONS, SpeakerRules
+        from cdaflow.text import language as languages
         from cdaflow.text.parsing import BACKENDS
 
         model = Path(model)

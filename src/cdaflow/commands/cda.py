@@ -22,14 +22,14 @@ from cdaflow.commands.common import (
     write_record,
 )
 from cdaflow.commands.options import batch_size, processes
+from cdaflow.cross_study.persons import PERSONS, SpeakerRules, rules_languages
 from cdaflow.io.conllu import read_conllu, write_conllu
 from cdaflow.morph_cda import animals as animal_lists
-from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.cda import DIRECTIONS
 from cdaflow.morph_cda.counterfactual_conllu import counterfactual_sentence
-from cdaflow.morph_cda.language import Language
-from cdaflow.morph_cda.persons import PERSONS, SpeakerRules, rules_languages
 from cdaflow.morph_cda.records import conllu_records, line_of
+from cdaflow.text import language as languages
+from cdaflow.text.language import Language
 from cdaflow.text.parsing import BACKENDS, segmenter_refusal
 
 EXAMPLES = """\

@@ -11,7 +11,7 @@ outputs with exactly B's metrics (:mod:`cdaflow.regender.errors`, Table 3) next 
 rewriters.
 
 The character adjectives are a data file (:data:`CHARACTER_ADJECTIVES`), inflected by the language
-file's gender endings and plurals (:mod:`cdaflow.morph_cda.language`).
+file's gender endings and plurals (:mod:`cdaflow.text.language`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
-from cdaflow.morph_cda import language as languages
-from cdaflow.morph_cda.language import PROJECT_ROOT, Language
 from cdaflow.regender.errors import closest, error_rates, tokens
+from cdaflow.text import language as languages
 from cdaflow.text.case import match_case, match_initial_case, with_initial_case
+from cdaflow.text.language import PROJECT_ROOT, Language
 
 if TYPE_CHECKING:  # heavy imports only where the functions that need them run
     from cdaflow.io.conllu import Sentence

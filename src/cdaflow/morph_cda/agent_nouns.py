@@ -22,7 +22,7 @@ from pathlib import Path
 from cdaflow.io.conllu import read_conllu, words
 from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.hunspell import Hunspell
-from cdaflow.morph_cda.language import Language, available, load
+from cdaflow.text.language import Language, available, load
 
 __all__ = ["agent_noun_candidates", "noun_lemmas"]
 

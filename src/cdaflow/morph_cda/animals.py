@@ -14,7 +14,7 @@ import copy
 from pathlib import Path
 
 from cdaflow.morph_cda.gazetteer import Gazetteer
-from cdaflow.morph_cda.language import PROJECT_ROOT
+from cdaflow.text.language import PROJECT_ROOT
 
 __all__ = ["ANIMALS_DIR", "available", "is_animal", "load", "with_animals"]
 

@@ -24,7 +24,6 @@ from cdaflow.io.conllu import Sentence, words
 from cdaflow.io.model_card import write_card
 from cdaflow.io.models import check_settings
 from cdaflow.io.structured import read_mapping
-from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.hunspell import Hunspell, agrees, features_of, genderless
 from cdaflow.morph_cda.model import (
@@ -39,6 +38,7 @@ from cdaflow.morph_cda.model import (
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.surface import detokenize, surface
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, feats_with_tag, gender_of, tag_from_feats
+from cdaflow.text import language as languages
 from cdaflow.text.case import match_case
 from cdaflow.text.normalization import in_form_of, in_style_of, read_sentence
 

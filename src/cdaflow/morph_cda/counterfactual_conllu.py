@@ -13,10 +13,10 @@ import copy
 from collections.abc import Iterable
 
 from cdaflow.io.conllu import Sentence, is_multiword, words
-from cdaflow.morph_cda.language import Language
-from cdaflow.morph_cda.language import get as language_of
 from cdaflow.morph_cda.surface import rebuild_multiword
 from cdaflow.morph_cda.tags import feats_with_tag
+from cdaflow.text.language import Language
+from cdaflow.text.language import get as language_of
 
 __all__ = ["counterfactual_sentence"]
 

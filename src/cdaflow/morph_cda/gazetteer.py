@@ -39,7 +39,7 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import words
-from cdaflow.morph_cda import language as languages
+from cdaflow.text import language as languages
 
 __all__ = ["KINDS", "Counterpart", "Gazetteer", "regular_plural"]
 

@@ -54,9 +54,9 @@ from cdaflow.io.conllu import Sentence, words
 from cdaflow.io.models import check_settings
 from cdaflow.io.structured import read_mapping
 from cdaflow.io.weights import load_state, load_torch_file
-from cdaflow.morph_cda import language as languages
 from cdaflow.morph_cda.bp import ArcTable, TreeBatch, log_partition, map_assign, score
 from cdaflow.morph_cda.tags import GENDER_SWAP, TagInventory, tag_from_feats
+from cdaflow.text import language as languages
 
 UPOS = "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
 DEPRELS = (

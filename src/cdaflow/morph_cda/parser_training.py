@@ -54,7 +54,7 @@ def treebank_docs(paths: Iterable[Path], lang: str, merge_multiword: bool | None
 def segmented_language(lang: str) -> bool:
     """Whether raw text of `lang` is split into syntactic words before parsing (he.yaml's
     ``multiword.segmentation``), so its pipeline learns the words, not the surface tokens."""
-    from cdaflow.morph_cda import language as languages
+    from cdaflow.text import language as languages
 
     return lang in languages.available() and bool(languages.load(lang).multiword.get("segmentation"))
 

@@ -13,9 +13,8 @@ from cdaflow.io.conllu import source_info, surface_tokens, words
 from cdaflow.io.text import chunks
 from cdaflow.morph_cda import animals as animal_lists
 from cdaflow.morph_cda.cda import agreement_reach, interventions_for
-from cdaflow.morph_cda.language import Language
-from cdaflow.morph_cda.persons import with_speakers
 from cdaflow.morph_cda.surface import escape_spaces, spaces_after
+from cdaflow.text.language import Language
 from cdaflow.text.normalization import read_sentence, reading, written_spans
 from cdaflow.text.parsing import ends_line
 
@@ -98,10 +97,14 @@ def _final_letters(result, language: Language):
 
 def with_options(pairs, people, animals, speakers, generator, options) -> Iterator[tuple[object, object]]:
     """The pairs with --animals' interventions marked "animals" and --persons all's changes added
-    (`options`: as for :func:`counterfactuals`)."""
+    by `speakers` (:class:`cdaflow.cross_study.persons.SpeakerRules`, or None; `options`: as for
+    :func:`counterfactuals`)."""
     if animals is not None:
         pairs = _mark_animals(pairs, people, animals)
-    return with_speakers(pairs, speakers, options.direction, generator.inventory.features)
+    if speakers is None:
+        return pairs
+    features = tuple(generator.inventory.features)
+    return ((sentence, speakers.apply(sentence, result, options.direction, features)) for sentence, result in pairs)
 
 
 def _mark_animals(pairs, people, animals) -> Iterator[tuple[object, object]]:

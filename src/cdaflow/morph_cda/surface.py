@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from cdaflow.io.conllu import Sentence
-from cdaflow.morph_cda.language import Language, get
 from cdaflow.text.case import match_case
+from cdaflow.text.language import Language, get
 from cdaflow.text.normalization import read_word
 
 __all__ = ["contract", "detokenize", "escape_spaces", "match_case", "rebuild_multiword", "spaces_after", "surface"]

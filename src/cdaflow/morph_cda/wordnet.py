@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from cdaflow.morph_cda.language import load as load_language
+from cdaflow.text.language import load as load_language
 
 __all__ = ["PERSON", "gender_pairs", "person_synsets", "read_omw_lemmas", "read_pwn_hypernyms"]
 

@@ -339,7 +339,7 @@ class Segmenter:
 
     @classmethod
     def for_language(cls, code: str = "he", hspell: Hspell | None = None) -> Segmenter:
-        from cdaflow.morph_cda import language as languages
+        from cdaflow.text import language as languages
 
         return cls(HebrewFacts.of(languages.load(code)), hspell)
 

@@ -47,14 +47,21 @@ __all__ = [
     "parse_numbered_lines",
     "parse_text_file",
     "reparsed_metadata",
+    "segmented",
     "segmenter_refusal",
     "text_of",
 ]
 
-# Languages whose raw text is split into syntactic words before a spaCy pipeline parses them (the
-# pipeline learnt the treebank's words): Hebrew prefixes, with hspell (cdaflow.text.hebrew).
-SEGMENTED_LANGUAGES: tuple[str, ...] = ("he",)
 BACKENDS: tuple[str, ...] = ("gold", "spacy", "stanza")
+
+
+def segmented(lang: str) -> bool:
+    """Whether raw text of `lang` is split into syntactic words before a spaCy pipeline parses it (the
+    pipeline learnt the treebank's words): its language file's ``multiword.segmentation`` (Hebrew's
+    prefixes, split with hspell by :mod:`cdaflow.text.hebrew`). A code with no language file: no."""
+    from cdaflow.text import language as languages
+
+    return lang in languages.available() and "segmentation" in languages.get(lang).multiword
 
 
 class ParserUnavailable(RuntimeError):
@@ -232,7 +239,7 @@ def get_parser(backend: str, lang: str, **options: Any) -> Parser:
                              "several worker processes need the spacy backend")
     if backend == "gold":
         return GoldParser(lang, **options)
-    if backend == "spacy" and lang in SEGMENTED_LANGUAGES:
+    if backend == "spacy" and segmented(lang):
         from cdaflow.text.hebrew import HebrewParser
         from cdaflow.text.spacy_parser import spacy_pipeline
 
@@ -251,7 +258,7 @@ def get_parser(backend: str, lang: str, **options: Any) -> Parser:
 def segmenter_refusal(lang: str, backend: str = "spacy") -> str | None:
     """One line on what to install when raw text of `lang` needs a segmenter that is missing
     (Hebrew: hspell), else None."""
-    if backend != "spacy" or lang not in SEGMENTED_LANGUAGES:
+    if backend != "spacy" or not segmented(lang):
         return None
     from cdaflow.text.hebrew import hspell_missing
 

@@ -28,17 +28,17 @@ from cdaflow.text.parsing import (
 )
 
 if TYPE_CHECKING:
-    from cdaflow.morph_cda.language import Language
+    from cdaflow.text.language import Language
 
 __all__ = ["SpacyParser", "spacy_pipeline", "spacy_span"]
 
 
 def spacy_pipeline(language: Language | str) -> str | None:
     """The spaCy pipeline that parses raw text of a language (a code, or its file read): the one its
-    language file names (the first installed, :attr:`cdaflow.morph_cda.language.Language.spacy`); None
+    language file names (the first installed, :attr:`cdaflow.text.language.Language.spacy`); None
     when the language has no file or its file names none. The one place both ``cdaflow cda`` and the
     workflow's parse rules read."""
-    from cdaflow.morph_cda import language as languages
+    from cdaflow.text import language as languages
 
     if isinstance(language, str) and language not in languages.available():
         return None
@@ -48,7 +48,7 @@ def spacy_pipeline(language: Language | str) -> str | None:
 def _spacy_install_hint(lang: str) -> str:
     import spacy.util
 
-    from cdaflow.morph_cda import language as languages
+    from cdaflow.text import language as languages
 
     installed = sorted(spacy.util.get_installed_models())
     named = {code: languages.load(code).spacy_pipelines for code in languages.available()}

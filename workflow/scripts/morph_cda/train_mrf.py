@@ -6,11 +6,11 @@ from pathlib import Path
 import torch
 
 from cdaflow.io.conllu import read_conllu, words
-from cdaflow.morph_cda.language import load as load_language
 from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches, train
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
 from cdaflow.pipeline.device import rule_device
 from cdaflow.pipeline.runtime import rule_context
+from cdaflow.text.language import load as load_language
 
 with rule_context(snakemake) as (smk, log):  # noqa: F821
     torch.set_num_threads(smk.threads)

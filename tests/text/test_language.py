@@ -2,8 +2,8 @@
 
 import pytest
 
-from cdaflow.morph_cda import language as languages
-from cdaflow.morph_cda.language import LanguageError, available, load
+from cdaflow.text import language as languages
+from cdaflow.text.language import LanguageError, available, load
 
 PROJECT_FILES = languages.LANGUAGES_DIR
 

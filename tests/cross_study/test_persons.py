@@ -3,9 +3,9 @@ leaves, on hand-made trees (spaCy's analyses of these sentences)."""
 
 import pytest
 
+from cdaflow.cross_study.persons import SpeakerRules, rules_languages
 from cdaflow.io.conllu import parse_conllu_string
 from cdaflow.morph_cda.cda import Counterfactual
-from cdaflow.morph_cda.persons import SpeakerRules, rules_languages
 from cdaflow.morph_cda.tags import AGREEMENT_FEATURES, tag_from_feats
 
 MS, FS = "Gender=Masc|Number=Sing", "Gender=Fem|Number=Sing"

@@ -34,7 +34,7 @@ from cdaflow.morph_cda.tags import Tag, flip_gender, tag_from_feats
 from cdaflow.text.case import match_case
 from cdaflow.text.normalization import in_form_of, read_sentence
 
-__all__ = ["PERSONS", "SpeakerRules", "rules_languages", "with_speakers"]
+__all__ = ["PERSONS", "SpeakerRules", "rules_languages"]
 
 PERSONS = ("third", "all")
 SPEAKER_PERSONS = frozenset({"1", "2"})
@@ -281,14 +281,3 @@ def _mapping(original: str, rebuilt: str):
         return None
 
     return mapped
-
-
-def with_speakers(pairs, speakers: SpeakerRules | None, direction: str, features: Iterable[str]):
-    """(sentence, result) pairs with the rules' changes added (`speakers` None: as they are)."""
-    features = tuple(features)
-    for sentence, result in pairs:
-        if speakers is None:
-            yield sentence, result
-        else:
-            yield sentence, speakers.apply(sentence, result, direction, features)
-
