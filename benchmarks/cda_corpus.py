@@ -19,7 +19,7 @@ import torch
 
 from cdaflow.io.conllu import read_conllu, words
 from cdaflow.morph_cda.augment import augment_corpus
-from cdaflow.morph_cda.cda import load_model
+from cdaflow.morph_cda.model_folder import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONLLU = ROOT.parent / "shared" / "data" / "ud-treebanks-v2.2/UD_Spanish-GSD/es_gsd-ud-dev.conllu"

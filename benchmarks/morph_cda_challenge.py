@@ -81,7 +81,7 @@ def read_challenge(path: Path) -> list[dict[str, str]]:
 def counterfactuals(rows, generator, gazetteer, lang: str, conllu: Path | None) -> list[str]:
     """What `cdaflow cda` prints as the counterfactual of each row (the sentence when nothing changes)."""
     from cdaflow.io.conllu import read_conllu
-    from cdaflow.morph_cda.cda import interventions_for
+    from cdaflow.morph_cda.interventions import interventions_for
     from cdaflow.text.language import load as load_language
     from cdaflow.text.parsing import get_parser, parse_text_file
 
@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.conllu and len(args.lang) != 1:
         parser.error("--conllu needs exactly one --lang")
 
-    from cdaflow.morph_cda.cda import Gazetteer, load_model
+    from cdaflow.morph_cda.gazetteer import Gazetteer
+    from cdaflow.morph_cda.model_folder import load_model
     from cdaflow.text.parsing import ParserUnavailable
 
     status = 0

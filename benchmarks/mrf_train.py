@@ -18,8 +18,9 @@ from pathlib import Path
 import torch
 
 from cdaflow.io.conllu import read_conllu, words
-from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches
+from cdaflow.morph_cda.model import AgreementMRF, make_batches
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.morph_cda.tree_encoding import encode
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DEFAULT_CONLLU = SHARED_DATA / "ud-treebanks-v2.2/UD_Spanish-GSD/es_gsd-ud-dev.conllu"

@@ -214,7 +214,7 @@ def test_cda_bad_input_raises_the_commands_errors(spanish, tmp_path, capsys):
 
 
 def test_hebrew_raw_text_without_hspell_names_what_to_install(tmp_path, capsys, monkeypatch):
-    from cdaflow.morph_cda.cda import MODEL_FILES
+    from cdaflow.morph_cda.model_folder import MODEL_FILES
 
     model = tmp_path / "he"  # the files exist, nothing loads: the refusal comes first
     model.mkdir()

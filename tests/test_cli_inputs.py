@@ -152,8 +152,8 @@ def test_regender_with_a_bom(tmp_path, monkeypatch, capsys):
 def tiny_cda_model(tmp_path):
     """A packaged CDA model (BASE MRF, one-epoch reinflector) that knows ingeniero/ingeniera."""
     from cdaflow.io.conllu import parse_conllu_string, words
-    from cdaflow.morph_cda.cda import save_model
     from cdaflow.morph_cda.model import AgreementMRF
+    from cdaflow.morph_cda.model_folder import save_model
     from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
     from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
     from tests.morph_cda.test_cda import LEXICON

@@ -7,9 +7,10 @@ from pathlib import Path
 import torch
 
 from cdaflow.io.conllu import parse_conllu_string, words
-from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches, train
+from cdaflow.morph_cda.model import AgreementMRF, make_batches, train
 from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.morph_cda.tree_encoding import encode
 from cdaflow.sentence_bias.nli import train_nli
 from tests.morph_cda.conftest import SPANISH
 from tests.morph_cda.test_cda import LEXICON

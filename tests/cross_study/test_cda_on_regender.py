@@ -19,7 +19,7 @@ from cdaflow.cross_study.cda_on_regender import (
     regender_comparison,
 )
 from cdaflow.io.conllu import parse_conllu_string, words
-from cdaflow.morph_cda.cda import Gazetteer
+from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.regender.testsets import GoldSegment
 from cdaflow.text import language as languages
 

@@ -4,8 +4,10 @@ agrees and what does not (agreement_missed, agreement_wrong), and a common-gende
 (other). Hand-made trees, tiny models (test_pronoun_referents' fixtures)."""
 
 from cdaflow.io.conllu import parse_conllu_string, words
-from cdaflow.morph_cda.cda import Intervention, agreement_reach, interventions_for
+from cdaflow.morph_cda.agreement_reach import agreement_reach
+from cdaflow.morph_cda.cda import Intervention
 from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.interventions import interventions_for
 from tests.morph_cda import test_pronoun_referents as referents
 from tests.morph_cda.test_everyday import FS, MS, tree
 from tests.morph_cda.test_pronoun_referents import ART_FS, ART_MP, ART_MS, AUX3, V3, changed

@@ -4,7 +4,7 @@ import pytest
 
 from cdaflow.io.conllu import parse_conllu_string
 from cdaflow.morph_cda.augment import AugmentCounts, augment_corpus, flip_sets
-from cdaflow.morph_cda.cda import Gazetteer
+from cdaflow.morph_cda.gazetteer import Gazetteer
 
 from .test_cda import generator, reinflector  # noqa: F401  (fixtures)
 

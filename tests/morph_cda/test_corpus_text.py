@@ -5,7 +5,9 @@ import unicodedata
 import pytest
 
 from cdaflow.io.conllu import parse_conllu_string, words
-from cdaflow.morph_cda.cda import CounterfactualGenerator, Gazetteer, interventions_for
+from cdaflow.morph_cda.cda import CounterfactualGenerator
+from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.interventions import interventions_for
 from cdaflow.morph_cda.model import AgreementMRF
 from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
@@ -296,7 +298,7 @@ def test_a_noun_a_full_name_names_is_no_intervention(spanish):
 
 # -- agreement along arcs, and no counterfactual that is the original ------------------------
 def test_only_words_an_intervention_reaches_can_change():
-    from cdaflow.morph_cda.cda import agreement_reach
+    from cdaflow.morph_cda.agreement_reach import agreement_reach
 
     def reach(conllu, *interventions):
         (sentence,) = parse_conllu_string(conllu)
@@ -338,7 +340,7 @@ def test_a_counterfactual_that_is_the_original_is_none():
 
 
 def test_a_full_name_ties_conjuncts_and_a_given_name_taken_for_a_noun():
-    from cdaflow.morph_cda.cda import named_by_a_full_name
+    from cdaflow.morph_cda.fixed_words import named_by_a_full_name
 
     def named(conllu):
         (sentence,) = parse_conllu_string(conllu)

@@ -160,7 +160,7 @@ def test_tuning_picks_gender_carrying_when_the_dev_sentences_need_it():
     import torch
 
     from cdaflow.morph_cda.evaluation import tune_log_alpha
-    from cdaflow.morph_cda.model import Batch, encode
+    from cdaflow.morph_cda.tree_encoding import Batch, encode
 
     (sentence,) = parse_conllu_string(
         "# text = Este profesor es el mejor.\n"

@@ -190,12 +190,14 @@ def test_a_form_of_the_other_gender_is_passed_over(spanish_generator, monkeypatc
     monkeypatch.setattr(spanish_generator, "hunspell", _Dictionary({"cansadas", "cansados", "mejor", "mejora"}))
     masc_plural = {"Gender": "Masc", "Number": "Plur"}
     assert spanish_generator._choose([["cansadas", "cansados"]], [masc_plural]) == ["cansados"]
-    assert spanish_generator._gender_by_ending("cansadas", {"Number": "Plur"}) == "Fem"
-    assert spanish_generator._gender_by_ending("mejor", {"Number": "Sing"}) is None
+    assert spanish_generator.analyser.gender_by_ending("cansadas", {"Number": "Plur"}) == "Fem"
+    assert spanish_generator.analyser.gender_by_ending("mejor", {"Number": "Sing"}) is None
 
 
 def test_pronouns_are_interventions(spanish_generator, french):
-    from cdaflow.morph_cda.cda import Gazetteer, interventions_for, pronoun_intervention
+    from cdaflow.morph_cda.gazetteer import Gazetteer
+    from cdaflow.morph_cda.interventions import interventions_for
+    from cdaflow.morph_cda.pronouns import pronoun_intervention
 
     nobody = Gazetteer()
     they = tree("Ellos están cansados.", ("Ellos", "él", "PRON", "Gender=Masc|Number=Plur|Person=3", 3, "nsubj"),
@@ -229,7 +231,7 @@ def test_pronouns_are_interventions(spanish_generator, french):
 def test_weather_and_time_il_is_no_one_but_a_person_on_time_is(french):
     """*il fait beau*, *il est temps*: the language file's impersonal ``with_words``; with a
     preposition (*il est à temps*) the subject is someone."""
-    from cdaflow.morph_cda.cda import pronoun_intervention
+    from cdaflow.morph_cda.pronouns import pronoun_intervention
 
     il = ("Il", "il", "PRON", "Gender=Masc|Number=Sing|Person=3")
     weather = tree("Il fait froid.", (*il, 2, "nsubj"), ("fait", "faire", "VERB", "Number=Sing|Person=3", 0, "root"),

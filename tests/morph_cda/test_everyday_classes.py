@@ -6,7 +6,8 @@ determiners before a noun however the parser hung them."""
 import pytest
 
 from cdaflow.io.conllu import parse_conllu_string
-from cdaflow.morph_cda.cda import Gazetteer, interventions_for
+from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.interventions import interventions_for
 from tests.morph_cda.test_everyday import french, spanish_generator, tree  # noqa: F401  (fixtures)
 
 MS, FS = "Gender=Masc|Number=Sing", "Gender=Fem|Number=Sing"
@@ -86,7 +87,7 @@ def test_a_wife_becomes_a_husband_and_a_woman_a_man(french, spouses, determiner,
 
 def test_a_participle_with_an_object_agrees_with_the_object():
     from cdaflow.io.conllu import words
-    from cdaflow.morph_cda.cda import agreement_reach
+    from cdaflow.morph_cda.agreement_reach import agreement_reach
 
     part = "Gender=Fem|Number=Sing|VerbForm=Part"
     # El tío tiene escondida una llave: escondida is the key's, not the uncle's
@@ -110,7 +111,7 @@ def test_a_reflexive_or_a_prepositional_phrase_is_no_object_to_agree_with():
     """*se* is the subject itself, and spaCy's obj with *por* under a participle is an oblique: the
     predicative still agrees with the subject (corpus audit: *se vio obligado*, *continúan conmocionados*)."""
     from cdaflow.io.conllu import words
-    from cdaflow.morph_cda.cda import agreement_reach
+    from cdaflow.morph_cda.agreement_reach import agreement_reach
 
     part = "Gender=Masc|Number=Sing|VerbForm=Part"
     reflexive = tree("El jugador se sintió cansado.", ("El", "el", "DET", MS, 2, "det"),
@@ -145,7 +146,7 @@ def test_a_noun_modifier_tagged_a_gerund_is_an_adjective(spanish_generator):  # 
 
 def test_prenominal_determiners_are_the_nouns():
     from cdaflow.io.conllu import words
-    from cdaflow.morph_cda.cda import _attach_nouns_and_determiners
+    from cdaflow.morph_cda.parse_repairs import attach_nouns_and_determiners
 
     # spaCy: "Vuestros propios tíos" with propios hung on the possessive: it modifies the noun
     text = tree("Vuestros propios tíos mienten.", ("Vuestros", "vuestro", "DET", "Number=Plur|Poss=Yes", 3, "det"),
@@ -153,7 +154,7 @@ def test_prenominal_determiners_are_the_nouns():
                 ("tíos", "tío", "NOUN", "Gender=Masc|Number=Plur", 4, "nsubj"),
                 ("mienten", "mentir", "VERB", "Number=Plur|Person=3", 0, "root"), (".", ".", "PUNCT", "", 4, "punct"))
     ws = [dict(w) for w in words(parse_conllu_string(text)[0])]
-    _attach_nouns_and_determiners(ws, [2])
+    attach_nouns_and_determiners(ws, [2])
     assert (ws[1]["head"], ws[1]["deprel"]) == (3, "amod") and ws[0]["head"] == 3
 
 
@@ -178,7 +179,7 @@ def test_a_participle_after_a_determiner_is_a_person_noun(tmp_path):
 
 def test_a_noun_phrase_after_a_determiner_taken_for_a_clause():
     from cdaflow.io.conllu import words
-    from cdaflow.morph_cda.cda import _attach_nouns_and_determiners
+    from cdaflow.morph_cda.parse_repairs import attach_nouns_and_determiners
 
     # spaCy: "Dicho cartero fue premiado" with cartero a ccomp of premiado: the subject
     text = tree("Dicho cartero fue premiado.", ("Dicho", "dicho", "ADJ", MS, 2, "amod"),
@@ -186,7 +187,7 @@ def test_a_noun_phrase_after_a_determiner_taken_for_a_clause():
                 ("premiado", "premiar", "VERB", "Gender=Masc|Number=Sing|VerbForm=Part", 0, "root"),
                 (".", ".", "PUNCT", "", 4, "punct"))
     ws = [dict(w) for w in words(parse_conllu_string(text)[0])]
-    _attach_nouns_and_determiners(ws, [1])
+    attach_nouns_and_determiners(ws, [1])
     assert ws[1]["deprel"] == "nsubj"
 
 

@@ -143,7 +143,7 @@ PART_MS = "Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part"
 def test_plain_agreement_rules_reach_a_subjects_predicate_and_determiners():
     """Il giocatore è stato espulso: the article, the predicate and its copula participle agree with
     the subject; in Il nonno tiene nascosto un segreto the participle is the object's."""
-    from cdaflow.morph_cda.cda import agreeing_words
+    from cdaflow.morph_cda.agreement_reach import agreeing_words
 
     italian = load("it")
     ws = parsed("Il giocatore è stato espulso.", ("Il", "il", "DET", MS, 2, "det"),
@@ -184,9 +184,10 @@ def test_gender_and_number_by_the_ending_over_the_parsers(italian, monkeypatch):
     known = {"stanco", "stanca", "stanchi", "stanche", "curioso", "curiosa", "curiosi", "curiose", "felice",
              "felici", "giovane", "giovani", "giovano"}
     monkeypatch.setattr(italian, "hunspell", _Dictionary(known))
-    assert italian._reading_by_ending("stanche") == ("Fem", "Plur")
-    assert italian._reading_by_ending("curioso") == ("Masc", "Sing")
-    assert italian._reading_by_ending("felice") is None and italian._reading_by_ending("giovane") is None
+    assert italian.analyser.reading_by_ending("stanche") == ("Fem", "Plur")
+    assert italian.analyser.reading_by_ending("curioso") == ("Masc", "Sing")
+    assert italian.analyser.reading_by_ending("felice") is None
+    assert italian.analyser.reading_by_ending("giovane") is None
     sentence = parse_conllu_string(tree(
         "Il nonno era stanco.", ("Il", "il", "DET", MS, 2, "det"), ("nonno", "nonno", "NOUN", MS, 4, "nsubj"),
         ("era", "essere", "AUX", COP, 4, "cop"), ("stanco", "stanco", "NOUN", "Gender=Fem|Number=Plur", 0, "root"),
@@ -237,7 +238,7 @@ def test_a_possessive_a_parser_made_the_head_is_the_nouns_determiner(italian):
 def test_common_nouns_whose_plural_shows_the_gender_and_older_feminines():
     """colleghi -> colleghe (the list's plural: the written one would keep the old gender); la
     presidentessa -> il presidente (an older feminine of a common noun is rewritten)."""
-    from cdaflow.morph_cda.cda import interventions_for
+    from cdaflow.morph_cda.interventions import interventions_for
 
     gazetteer = Gazetteer.read(ROOT / load("it").gazetteer)
     sentences = LEXICON + tree("I colleghi parlano.", ("I", "il", "DET", MP, 2, "det"),
@@ -261,7 +262,7 @@ def test_an_adjective_in_its_short_form_before_a_person_noun(italian, monkeypatc
     """bei/NOUN bambini, bell'/ADP uomo (a small parser's tags): the full form's ending (belli, bello)
     makes them adjectives of the noun; a one-letter stem is none (di: do, da, de are words)."""
     monkeypatch.setattr(italian, "hunspell", _Dictionary({"bello", "bella", "belli", "belle", "do", "da", "de", "di"}))
-    assert italian._reading_by_ending("di") is None
+    assert italian.analyser.reading_by_ending("di") is None
     sentence = parse_conllu_string(tree(
         "Che bei bambini!", ("Che", "che", "DET", "PronType=Int", 3, "det"),
         ("bei", "bei", "NOUN", "Number=Sing", 3, "nsubj"),

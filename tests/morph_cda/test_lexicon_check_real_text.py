@@ -60,8 +60,8 @@ def treebank_sentences():
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     """A CDA model folder for a language, trained in a second on the first 30 sentences."""
-    from cdaflow.morph_cda.cda import save_model
     from cdaflow.morph_cda.model import AgreementMRF
+    from cdaflow.morph_cda.model_folder import save_model
     from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
     from cdaflow.morph_cda.reinflection.transducer import TransducerConfig
     from cdaflow.morph_cda.tags import TagInventory, tag_from_feats

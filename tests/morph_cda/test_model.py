@@ -5,8 +5,9 @@ import torch
 
 from cdaflow.io.conllu import words
 from cdaflow.morph_cda.bp import log_partition
-from cdaflow.morph_cda.model import AgreementMRF, Batch, encode, make_batches, mean_bits, train
+from cdaflow.morph_cda.model import AgreementMRF, make_batches, mean_bits, train
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.morph_cda.tree_encoding import Batch, encode
 
 
 def inventory_of(sentences):
@@ -272,7 +273,7 @@ def perfect(gender):
 
 
 def test_arc_frames_tell_passives_from_perfects_in_gold_and_parsed_trees():
-    from cdaflow.morph_cda.model import FRAMES, arc_frames
+    from cdaflow.morph_cda.tree_encoding import FRAMES, arc_frames
 
     def frame_of_subject(sentence):
         heads, frames = arc_frames(words(sentence))
@@ -290,7 +291,7 @@ def test_arc_frames_tell_passives_from_perfects_in_gold_and_parsed_trees():
 
 
 def test_predicative_complements_hang_on_the_subject_across_genderless_verbs():
-    from cdaflow.morph_cda.model import FRAMES, arc_frames
+    from cdaflow.morph_cda.tree_encoding import FRAMES, arc_frames
 
     # La periodista llegó tarde y estaba cansada (spaCy's tree): cansada is a conj of llegó
     relay = conllu(

@@ -5,8 +5,11 @@ one, and no pronoun changes by agreement alone. Hand-made trees, tiny models."""
 import pytest
 
 from cdaflow.io.conllu import parse_conllu_string, words
-from cdaflow.morph_cda.cda import CounterfactualGenerator, Gazetteer, interventions_for, pronoun_intervention
+from cdaflow.morph_cda.cda import CounterfactualGenerator
+from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.interventions import interventions_for
 from cdaflow.morph_cda.model import AgreementMRF
+from cdaflow.morph_cda.pronouns import pronoun_intervention
 from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
 from tests.morph_cda.test_everyday import FRENCH_LEXICON, FS, MS, tree
@@ -136,7 +139,8 @@ def test_an_impersonal_il_reached_by_agreement_stays_il(french, monkeypatch):
     """spaCy's expletive il (expl:subj) closes its clause (*car il fallait partir* after a changed
     noun became *car il fallaite partir*), and no pronoun changes by agreement alone: an il the MRF
     gave the changed noun's gender became *ile*."""
-    from cdaflow.morph_cda.cda import Intervention, agreement_reach
+    from cdaflow.morph_cda.agreement_reach import agreement_reach
+    from cdaflow.morph_cda.cda import Intervention
 
     text = tree("La femme est partie car il fallait partir.",
                 ("La", "le", "DET", FS, 2, "det"), ("femme", "femme", "NOUN", FS, 4, "nsubj"),
@@ -255,7 +259,7 @@ def test_french_present_participles_and_feminine_homographs(french):
 def test_an_opening_participle_is_said_of_the_next_subject(french):
     """spaCy: *Annoncé comme favori, il souligne* with *Annoncé* the root and *souligne* its
     parataxis: the participle becomes an adverbial clause of *souligne*, in reach of *il*."""
-    from cdaflow.morph_cda.cda import agreement_reach
+    from cdaflow.morph_cda.agreement_reach import agreement_reach
 
     text = tree("Annoncé comme favori, il souligne.",
                 ("Annoncé", "annoncer", "VERB", "Gender=Masc|Number=Sing|VerbForm=Part", 0, "root"),
@@ -331,7 +335,7 @@ def test_an_inflected_predicate_is_matched_by_its_masculine_singular():
     is matched as *fatigué* (spaCy lemmatises the participle *fatiguer*), through the reinflector."""
     from types import SimpleNamespace
 
-    from cdaflow.morph_cda.cda import _lemmas
+    from cdaflow.morph_cda.pronouns import word_lemmas
 
     asked = []
 
@@ -343,7 +347,7 @@ def test_an_inflected_predicate_is_matched_by_its_masculine_singular():
     generator = SimpleNamespace(reinflector=Reinflector(), hunspell=None)
     tired = {"form": "fatiguée", "lemma": "fatiguer", "upos": "VERB",
              "feats": {"Gender": "Fem", "Number": "Sing", "VerbForm": "Part"}}  # fmt: skip
-    assert _lemmas(tired, generator) == {"fatiguée", "fatiguer", "fatigué"}
+    assert word_lemmas(tired, generator) == {"fatiguée", "fatiguer", "fatigué"}
     assert asked == [("fatiguer", "VERB", "Masc", "Sing")]
     content = {"form": "content", "lemma": "content", "upos": "ADJ", "feats": {"Gender": "Masc", "Number": "Sing"}}
-    assert _lemmas(content, generator) == {"content"} and len(asked) == 1  # already the listed form
+    assert word_lemmas(content, generator) == {"content"} and len(asked) == 1  # already the listed form

@@ -90,7 +90,9 @@ class CDA(Tool):
         from cdaflow.cross_study.persons import PERSONS, SpeakerRules
         from cdaflow.io.text import MAX_BATCH_SIZE
         from cdaflow.morph_cda import animals as animal_lists
-        from cdaflow.morph_cda.cda import DIRECTIONS, Gazetteer, check_model_folder, load_model
+        from cdaflow.morph_cda.cda import DIRECTIONS
+        from cdaflow.morph_cda.gazetteer import Gazetteer
+        from cdaflow.morph_cda.model_folder import check_model_folder, load_model
         from cdaflow.text import language as languages
         from cdaflow.text.parsing import BACKENDS
 

@@ -32,7 +32,8 @@ from cdaflow.text.language import PROJECT_ROOT, Language
 
 if TYPE_CHECKING:  # heavy imports only where the functions that need them run
     from cdaflow.io.conllu import Sentence
-    from cdaflow.morph_cda.cda import CounterfactualGenerator, Gazetteer, Intervention
+    from cdaflow.morph_cda.cda import CounterfactualGenerator, Intervention
+    from cdaflow.morph_cda.gazetteer import Gazetteer
     from cdaflow.text.parsing import Parser
 
 __all__ = [
@@ -111,7 +112,7 @@ class CharacterAdjectives:
     @classmethod
     def read(cls, path: str | Path, language: Language | str) -> CharacterAdjectives:
         """A ``masculine<TAB>feminine`` TSV (the gazetteer format of :class:`~cdaflow.morph_cda.cda.Gazetteer`)."""
-        from cdaflow.morph_cda.cda import Gazetteer
+        from cdaflow.morph_cda.gazetteer import Gazetteer
 
         return cls.from_pairs(Gazetteer.read(Path(path)).to_fem.items(), language)
 
@@ -191,7 +192,7 @@ def cda_counterfactuals(
     character adjectives; a word both lists know is intervened on once, as a noun. Sentences with
     interventions go through the MRF + reinflector `batch_size` at a time.
     """
-    from cdaflow.morph_cda.cda import interventions_for
+    from cdaflow.morph_cda.interventions import interventions_for
 
     if len(sentences) != len(originals):
         raise ValueError(f"{len(sentences)} parsed sentences but {len(originals)} original segments")

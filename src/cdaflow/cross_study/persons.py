@@ -28,9 +28,9 @@ from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
 
 from cdaflow.io.conllu import Sentence, is_multiword, surface_tokens, words
-from cdaflow.morph_cda.model import relation
 from cdaflow.morph_cda.surface import detokenize, surface
 from cdaflow.morph_cda.tags import Tag, flip_gender, tag_from_feats
+from cdaflow.morph_cda.tree_encoding import relation
 from cdaflow.text.case import match_case
 from cdaflow.text.normalization import in_form_of, read_sentence
 

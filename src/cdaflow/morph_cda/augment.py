@@ -23,7 +23,9 @@ from pathlib import Path
 
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.conllu import Sentence, words
-from cdaflow.morph_cda.cda import CounterfactualGenerator, Gazetteer, Intervention, interventions_for
+from cdaflow.morph_cda.cda import CounterfactualGenerator, Intervention
+from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.interventions import interventions_for
 
 __all__ = ["CORPORA", "AugmentCounts", "augment_corpus", "count_gazetteer_nouns", "flip_sets", "write_corpora"]
 

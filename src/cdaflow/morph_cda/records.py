@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from cdaflow.io.conllu import source_info, surface_tokens, words
 from cdaflow.io.text import chunks
 from cdaflow.morph_cda import animals as animal_lists
-from cdaflow.morph_cda.cda import agreement_reach, interventions_for
+from cdaflow.morph_cda.agreement_reach import agreement_reach
+from cdaflow.morph_cda.interventions import interventions_for
 from cdaflow.morph_cda.surface import escape_spaces, spaces_after
 from cdaflow.text.language import Language
 from cdaflow.text.normalization import read_sentence, reading, written_spans

@@ -16,7 +16,7 @@ from cdaflow.cross_study.cda_on_regender import (
 )
 from cdaflow.io.atomic import atomic_file
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.morph_cda.cda import load_model
+from cdaflow.morph_cda.model_folder import load_model
 from cdaflow.pipeline.cluster import gpus_requested
 from cdaflow.pipeline.device import rule_device
 from cdaflow.pipeline.runtime import rule_context

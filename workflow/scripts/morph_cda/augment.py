@@ -8,7 +8,7 @@ import torch
 from cdaflow.io.conllu import read_conllu
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.augment import CORPORA, AugmentCounts, augment_corpus, count_gazetteer_nouns, write_corpora
-from cdaflow.morph_cda.cda import load_model
+from cdaflow.morph_cda.model_folder import load_model
 from cdaflow.morph_cda.reports import corpus_stats, noun_counts_table
 from cdaflow.pipeline.device import rule_device
 from cdaflow.pipeline.runtime import rule_context

@@ -9,8 +9,8 @@ from cdaflow.io.conllu import read_conllu
 from cdaflow.io.model_card import card_from_rule
 from cdaflow.io.tables import write_tsv_atomic
 from cdaflow.morph_cda.annotations import read_joined
-from cdaflow.morph_cda.cda import save_model
 from cdaflow.morph_cda.model import AgreementMRF
+from cdaflow.morph_cda.model_folder import save_model
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.reports import examples_markdown, intrinsic_tables
 from cdaflow.pipeline.runtime import input_path, rule_context

@@ -7,7 +7,7 @@ import sentencepiece as spm
 import torch
 
 from cdaflow.io.tables import write_tsv_atomic
-from cdaflow.morph_cda.cda import Gazetteer
+from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.probes import ProbeLanguage
 from cdaflow.pipeline.runtime import rule_context
 from cdaflow.text.language_model import LSTMLanguageModel, prefix_log_likelihood

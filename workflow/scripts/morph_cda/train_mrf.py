@@ -6,8 +6,9 @@ from pathlib import Path
 import torch
 
 from cdaflow.io.conllu import read_conllu, words
-from cdaflow.morph_cda.model import AgreementMRF, encode, make_batches, train
+from cdaflow.morph_cda.model import AgreementMRF, make_batches, train
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
+from cdaflow.morph_cda.tree_encoding import encode
 from cdaflow.pipeline.device import rule_device
 from cdaflow.pipeline.runtime import rule_context
 from cdaflow.text.language import load as load_language
