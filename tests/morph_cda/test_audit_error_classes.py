@@ -41,6 +41,16 @@ def test_a_predicate_noun_of_a_thing_keeps_its_gender(spanish_generator):
     assert changed(spanish_generator, boy, ES) == ["hijo", "campeón"]  # a person's predicate changes with them
 
 
+
+def test_the_owner_after_a_thing_and_a_copula_is_no_predicate_noun(spanish_generator):
+    # ese coche es de mi hijo: the son owns the car, the car is not he; he changes (a demo run found it)
+    owned = tree("El coche es de mi hijo.", ("El", "el", "DET", ART_MS, 2, "det"),
+                 ("coche", "coche", "NOUN", MS, 6, "nsubj"), ("es", "ser", "AUX", AUX3, 6, "cop"),
+                 ("de", "de", "ADP", "", 6, "case"),
+                 ("mi", "mi", "DET", "Number=Sing|Number[psor]=Sing|Person=1|Poss=Yes|PronType=Prs", 6, "det"),
+                 ("hijo", "hijo", "NOUN", MS, 0, "root"), (".", ".", "PUNCT", "", 6, "punct"))
+    assert changed(spanish_generator, owned, ES) == ["hijo"]
+
 def test_a_noun_after_como_said_of_an_object_clitic_keeps_its_gender(spanish_generator):
     # la candidata lo nombró como compañero: compañero is lo, who stays
     named = tree("El candidato lo nombró como compañero.", ("El", "el", "DET", ART_MS, 2, "det"),

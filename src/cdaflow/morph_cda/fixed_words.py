@@ -390,7 +390,11 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
         copula; a predicative complement (*fue elegida concejala*, *élue conseillère*, an object of a
         passive verb); and those of
         a coordinated clause with no subject of its own (*comió con él y fue su compañero*)."""
-        found = [head] if int(ws[head]["id"]) in copulas and ws[head]["upos"] in ("NOUN", "PROPN", "ADJ") else []
+        # a noun with a preposition after the copula is no predicate noun: *es de mi hermano* names the
+        # owner, who is not the subject (*ese coche*) and changes on his own
+        said_of = not any(relation(ws[c]["deprel"]) == "case" for c in children.get(head, []))
+        copular = int(ws[head]["id"]) in copulas and ws[head]["upos"] in ("NOUN", "PROPN", "ADJ") and said_of
+        found = [head] if copular else []
         noun = position.get(int(ws[head]["head"] or 0))
         if found and ws[head]["upos"] == "ADJ" and relation(ws[head]["deprel"]) == "amod" and noun is not None:
             found.append(noun)  # spaCy: est mon meilleur ami with meilleur the copula's head, ami its noun
