@@ -147,13 +147,6 @@ class TagInventory:
                     carriers[i, j] = True
         return carriers
 
-    def flipped_index(self) -> torch.Tensor:
-        """[K] index of each tag with its gender flipped (itself when it cannot flip)."""
-        return torch.tensor(
-            [self._tag_index.get(flip_gender(tag), i) for i, tag in enumerate(self.tags)],
-            dtype=torch.long,
-        )
-
     def to_json(self) -> dict[str, Any]:
         return {
             "features": list(self.features),

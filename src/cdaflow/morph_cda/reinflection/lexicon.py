@@ -126,9 +126,7 @@ class Lexicon:
 
     def __init__(self) -> None:
         self._counts: dict[Key, Counter[str]] = {}
-        self._any_pos: dict[tuple[str, Features], Counter[str]] = {}
         self._best: dict[Key, str] = {}
-        self._best_any_pos: dict[tuple[str, Features], str] = {}
 
     @classmethod
     def from_examples(cls, examples: Iterable[InflectionExample]) -> Lexicon:
@@ -141,9 +139,7 @@ class Lexicon:
         feats = normalize_features(features)
         key = (lemma, upos, feats)
         self._counts.setdefault(key, Counter())[form] += count
-        self._any_pos.setdefault((lemma, feats), Counter())[form] += count
         self._best.pop(key, None)
-        self._best_any_pos.pop((lemma, feats), None)
 
     @staticmethod
     def _most_frequent(counts: Counter[str]) -> str:
@@ -155,14 +151,6 @@ class Lexicon:
         best = self._best.get(key)
         if best is None and key in self._counts:
             best = self._best[key] = self._most_frequent(self._counts[key])
-        return best
-
-    def lookup_any_pos(self, lemma: str, features: FeaturesLike) -> str | None:
-        """Like :meth:`lookup` but pooling the counts of every part of speech."""
-        key = (lemma, normalize_features(features))
-        best = self._best_any_pos.get(key)
-        if best is None and key in self._any_pos:
-            best = self._best_any_pos[key] = self._most_frequent(self._any_pos[key])
         return best
 
     def __len__(self) -> int:
