@@ -35,12 +35,17 @@ FRENCH_LEXICON = (
 )
 
 
-@pytest.fixture(scope="module")
-def french():
-    sentences = parse_conllu_string(FRENCH_LEXICON)
+def tiny_generator(lexicon: str, lang: str) -> CounterfactualGenerator:
+    """A generator whose reinflection and tags are learnt from `lexicon` (CoNLL-U) in one epoch."""
+    sentences = parse_conllu_string(lexicon)
     reinflector = Reinflector.train(examples_from_sentences(sentences), epochs=1, batch_size=4, seed=0)
     inventory = TagInventory.from_tags(tag_from_feats(w["feats"]) for s in sentences for w in words(s))
-    return CounterfactualGenerator(AgreementMRF(inventory, "base", "fr"), reinflector, "fr", log_alpha=1.0)
+    return CounterfactualGenerator(AgreementMRF(inventory, "base", lang), reinflector, lang, log_alpha=1.0)
+
+
+@pytest.fixture(scope="module")
+def french():
+    return tiny_generator(FRENCH_LEXICON, "fr")
 
 
 def generate(generator, conllu: str, index: int, tag: tuple, form: str) -> str:

@@ -13,7 +13,7 @@ from cdaflow.morph_cda.model import AgreementMRF
 from cdaflow.morph_cda.reinflection import Reinflector, examples_from_sentences
 from cdaflow.morph_cda.tags import TagInventory, tag_from_feats
 from cdaflow.text.language import load
-from tests.morph_cda.test_everyday import tree
+from tests.morph_cda.test_everyday import generate, tiny_generator, tree
 
 MS, FS = "Gender=Masc|Number=Sing", "Gender=Fem|Number=Sing"
 MP, FP = "Gender=Masc|Number=Plur", "Gender=Fem|Number=Plur"
@@ -98,16 +98,7 @@ LEXICON = (
 
 @pytest.fixture(scope="module")
 def italian():
-    sentences = parse_conllu_string(LEXICON)
-    reinflector = Reinflector.train(examples_from_sentences(sentences), epochs=1, batch_size=4, seed=0)
-    inventory = TagInventory.from_tags(tag_from_feats(w["feats"]) for s in sentences for w in words(s))
-    return CounterfactualGenerator(AgreementMRF(inventory, "base", "it"), reinflector, "it", log_alpha=1.0)
-
-
-def generate(generator, conllu: str, index: int, tag: tuple, form: str) -> str:
-    (sentence,) = parse_conllu_string(conllu)
-    (result,) = generator.generate([sentence], [[Intervention(index, tag, form=form)]])
-    return result.counterfactual
+    return tiny_generator(LEXICON, "it")
 
 
 def test_a_possessive_before_a_kinship_noun_takes_its_gender(italian):
