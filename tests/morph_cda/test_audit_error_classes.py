@@ -278,3 +278,53 @@ def test_first_person_pronouns_quoted_from_a_named_speaker_keep_their_gender(fre
     unnamed = quote.replace("M.\tmonsieur\tNOUN", "il\til\tPRON").replace(
         "Roy\tRoy\tPROPN\t_\t_\t8\tflat:name", "là\tlà\tADV\t_\t_\t7\tadvmod").replace("M. Roy", "il là")
     assert "Nous" in changed(french, unnamed)
+
+
+def test_a_person_noun_with_a_team_competition_names_a_team(spanish_generator):
+    """*El campeón de Copa perdió*: the language file's team_complements make the noun a team (not_a_person);
+    a champion of anything else may be a person and changes."""
+    team = tree("El campeón de Copa perdió.", ("El", "el", "DET", ART_MS, 2, "det"),
+                ("campeón", "campeón", "NOUN", MS, 5, "nsubj"), ("de", "de", "ADP", "", 4, "case"),
+                ("Copa", "Copa", "PROPN", "", 2, "nmod"), ("perdió", "perder", "VERB", V3, 0, "root"),
+                (".", ".", "PUNCT", "", 5, "punct"))
+    assert changed(spanish_generator, team, ES) == []
+    person = team.replace("Copa\tCopa", "Europa\tEuropa").replace("de Copa", "de Europa")
+    assert changed(spanish_generator, person, ES) == ["campeón"]
+
+
+def test_a_role_after_a_candidacy_s_a_names_no_one(spanish_generator):
+    """*Apoyó la candidatura a vicepresidente del senador*: a bare noun after *a* under a thing's noun is
+    a role, like one after *de* (partial_change when it changed alone)."""
+    roles = Gazetteer({"candidato": "candidata", "vecino": "vecina"}, {"candidata": "candidato", "vecina": "vecino"})
+    aim = tree("Apoyó la candidatura a candidato del vecino.", ("Apoyó", "apoyar", "VERB", V3, 0, "root"),
+               ("la", "el", "DET", ART_FS, 3, "det"), ("candidatura", "candidatura", "NOUN", FS, 1, "obj"),
+               ("a", "a", "ADP", "", 5, "case"), ("candidato", "candidato", "NOUN", MS, 3, "nmod"),
+               ("del", "del", "ADP", "", 7, "case"), ("vecino", "vecino", "NOUN", MS, 5, "nmod"),
+               (".", ".", "PUNCT", "", 1, "punct"))
+    assert changed(spanish_generator, aim, roles) == ["vecino"]
+
+
+def test_what_a_name_becomes_or_is_elected_keeps_its_gender(spanish_generator, french):
+    """*El Grupo Sur, quien se erigió en vecino*: a relative pronoun whose clause hangs on a name is that
+    name, and a bare noun after *en* under a reflexive verb is what it becomes; *Marie Roy a été élue
+    en 2001 championne*: a bare noun under a passive verb is its predicative, however attached."""
+    become = tree("Vino el Grupo Sur, quien se erigió en vecino.", ("Vino", "venir", "VERB", V3, 0, "root"),
+                  ("el", "el", "DET", ART_MS, 3, "det"), ("Grupo", "Grupo", "PROPN", "", 1, "nsubj"),
+                  ("Sur", "Sur", "PROPN", "", 3, "flat"), (",", ",", "PUNCT", "", 8, "punct"),
+                  ("quien", "quien", "PRON", "Number=Sing|PronType=Int,Rel", 8, "nsubj"),
+                  ("se", "él", "PRON", "Person=3|PronType=Prs|Reflex=Yes", 8, "obj"),
+                  ("erigió", "erigir", "VERB", V3, 3, "acl"), ("en", "en", "ADP", "", 10, "case"),
+                  ("vecino", "vecino", "NOUN", MS, 8, "obj"), (".", ".", "PUNCT", "", 1, "punct"))
+    assert changed(spanish_generator, become, ES) == []
+    someone = become.replace("Grupo\tGrupo\tPROPN\t_\t_", "grupo\tgrupo\tNOUN\t_\t" + MS).replace(
+        "Sur\tSur\tPROPN\t_\t_\t3\tflat", "sur\tsur\tNOUN\t_\t" + MS + "\t3\tnmod")
+    assert changed(spanish_generator, someone.replace("el Grupo Sur", "el grupo sur"), ES) == ["vecino"]
+    elected = tree("Marie Roy a été élue en 2001 championne.", ("Marie", "Marie", "PROPN", "", 5, "nsubj:pass"),
+                   ("Roy", "Roy", "PROPN", "", 1, "flat:name"), ("a", "avoir", "AUX", AUX3, 5, "aux:tense"),
+                   ("été", "être", "AUX", "VerbForm=Part", 5, "aux:pass"),
+                   ("élue", "élire", "VERB", FS + "|VerbForm=Part|Voice=Pass", 0, "root"),
+                   ("en", "en", "ADP", "", 8, "case"), ("2001", "2001", "NUM", "", 8, "nummod"),
+                   ("championne", "champion", "NOUN", FS, 5, "obl:mod"), (".", ".", "PUNCT", "", 5, "punct"))
+    assert changed(french, elected, FR) == []
+    agent = elected.replace("en\ten\tADP", "par\tpar\tADP").replace("élue en 2001", "élue par 2001")
+    assert changed(french, agent, FR) == ["championne"]

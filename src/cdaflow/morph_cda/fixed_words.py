@@ -219,12 +219,24 @@ def bare_after(index: int, ws: Sequence[dict], words_before: Collection[str]) ->
             and not any(w["head"] == ws[index]["id"] and relation(w["deprel"]) == "det" for w in ws))
 
 
+def names_a_team(index: int, ws: Sequence[dict], competitions: Collection[str]) -> bool:
+    """A person noun with a team competition (the language file's ``team_complements``) as its
+    complement (*el campeón de Liga*, *el líder de la Copa*): it names a team, not a person."""
+    if not competitions:
+        return False
+    word = ws[index]
+    return any(w["head"] == word["id"] and relation(w["deprel"]) == "nmod"
+               and ((w["lemma"] or "").lower() in competitions or (w["form"] or "").lower() in competitions)
+               for w in ws)
+
+
 def kind_of_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> bool:
     """A singular person noun with no determiner after a bare *de* under a thing's noun: a kind or
     a role, not a person of its own (*un prototype de chasseur*, *le titre de grand maître*, *el
-    cargo de director técnico*), which changes only with its clause's subject, the holder
-    (:func:`~cdaflow.morph_cda.interventions.interventions_for`); under a possessed noun it is the
-    possessor's role (*en su etapa de jugador*), and a plural is a number of persons (*millones de dominicanos*)."""
+    cargo de director técnico*; after *a*: *la candidatura a vicepresidente*), which changes only with
+    its clause's subject, the holder (:func:`~cdaflow.morph_cda.interventions.interventions_for`); under a
+    possessed noun it is the possessor's role (*en su etapa de jugador*), and a plural is a number of
+    persons (*millones de dominicanos*)."""
     position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
     while relation(ws[index]["deprel"]) == "conj" and position.get(int(ws[index]["head"] or 0)) is not None:
         index = position[int(ws[index]["head"])]  # de técnicos y jugadores: the first conjunct decides
@@ -234,7 +246,8 @@ def kind_of_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> boo
             or (word["feats"] or {}).get("Number") == "Plur"):
         return False
     own = [w for w in ws if w["head"] == word["id"]]
-    bare_de = any(relation(w["deprel"]) == "case" and (w["form"] or "").lower() in ("de", "d'", "d’")
+    # de, or a of a candidacy's aim (la candidatura a vicepresidente)
+    bare_de = any(relation(w["deprel"]) == "case" and (w["form"] or "").lower() in ("de", "d'", "d’", "a")
                   for w in own)
     if not bare_de or any(relation(w["deprel"]) == "det" for w in own):
         return False
@@ -385,6 +398,28 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
                               for g in children.get(c, []))]
         return found
 
+    def becomes(verb: int, noun: int) -> bool:
+        """A bare noun after *en* under a reflexive verb says what the subject becomes (*se erigió en
+        dueño*, *se convirtió en presidente*); with a determiner it may be a place or a person of its
+        own (*se fijó en un profesor*)."""
+        own = [ws[g] for g in children.get(noun, [])]
+        return (any(relation(g["deprel"]) == "case" and (g["form"] or "").lower() == "en" for g in own)
+                and not any(relation(g["deprel"]) == "det" for g in own)
+                and any((ws[g]["feats"] or {}).get("Reflex") == "Yes" for g in children.get(verb, [])))
+
+    def elected(noun: int) -> bool:
+        """A bare singular noun hung under a passive verb, not its agent: its predicative, however the
+        parser attached it (*élue en 2001 conseillère générale*: an obl with the date's *en*)."""
+        own = [ws[g] for g in children.get(noun, [])]
+        return ((ws[noun]["feats"] or {}).get("Number") != "Plur" and ws[noun]["deprel"] != "obl:agent"
+                and not any(relation(g["deprel"]) == "det" for g in own)
+                and not any(relation(g["deprel"]) == "case" and (g["form"] or "").lower() in ("par", "por")
+                            for g in own))
+
+    def a_name(w: dict) -> bool:
+        return (w["upos"] == "PROPN" and (w["form"] or "")[:1].isupper() and gazetteer.lookup(w, sentence) is None
+                and language.paradigm_tag(w["form"]) is None and language.pronoun(w["form"], w["deprel"] or "") is None)
+
     def predicates(head: int) -> list[int]:
         """The predicate nouns of a clause headed by `head` said of its subject: the head after a
         copula; a predicative complement (*fue elegida concejala*, *élue conseillère*, an object of a
@@ -407,6 +442,8 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
             passive = any(ws[g]["deprel"] == "aux:pass" for g in children.get(head, []))
             if (rel == "xcomp" or (rel == "obj" and passive)) and ws[c]["upos"] in ("NOUN", "PROPN", "ADJ"):
                 found.append(c)  # a passive verb's "object" is its predicative (a parser's slip)
+            elif rel in ("obj", "obl") and ws[c]["upos"] == "NOUN" and (becomes(head, c) or passive and elected(c)):
+                found.append(c)
             elif rel == "conj" and not any(relation(ws[g]["deprel"]) == "nsubj" for g in children.get(c, [])):
                 found += predicates(c)
         return found
@@ -429,8 +466,11 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
             # a first- or second-person singular copula, whatever the parser took its subject for (Tu/VERB es)
             or any(relation(ws[c]["deprel"]) == "cop" and (ws[c]["feats"] or {}).get("Person") in ("1", "2")
                    and (ws[c]["feats"] or {}).get("Number") == "Sing" for c in children.get(head, []))
-            or (w["upos"] == "PROPN" and (w["form"] or "")[:1].isupper() and gazetteer.lookup(w, sentence) is None
-                and language.paradigm_tag(w["form"]) is None and language.pronoun(w["form"], w["deprel"] or "") is None)
+            or a_name(w)
+            # a relative pronoun whose clause hangs on a name (el Grupo Protexa, quien se erigió en dueño)
+            or (w["upos"] == "PRON" and "Rel" in (feats.get("PronType") or "")
+                and relation(ws[head]["deprel"]) == "acl" and position.get(int(ws[head]["head"] or 0)) is not None
+                and a_name(ws[position[int(ws[head]["head"])]]))
         )
         # a thing's noun phrase: a predicate noun said of it names no sex-marked person and takes
         # its gender (*el pueblo es espectador*, *la selección es campeona*); a bare noun, or one of

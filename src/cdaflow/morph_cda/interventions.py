@@ -16,6 +16,7 @@ from cdaflow.morph_cda.fixed_words import (
     modifies_a_thing,
     name_parts,
     named_by_a_full_name,
+    names_a_team,
     names_with_an_article,
     nouns_apposed_to,
     person_nouns_before_a_comma,
@@ -60,7 +61,8 @@ def interventions_for(
                 pronouns.append(pronoun)
             continue
         if (modifies_a_thing(index, ws, gazetteer, generator) or apposed_to_a_thing(index, ws, gazetteer)
-                or in_a_compound(index, ws, gazetteer) or bare_after(index, ws, generator.language.no_person_after)):
+                or in_a_compound(index, ws, gazetteer) or bare_after(index, ws, generator.language.no_person_after)
+                or names_a_team(index, ws, generator.language.team_complements)):
             continue
         found = _by_sense(found, noun, ws, gazetteer, generator.language)
         if (found.kind == "common" and found.gender == "Masc" and found.number == "Sing"

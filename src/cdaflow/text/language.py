@@ -152,6 +152,7 @@ class Language:
     no_person_after: frozenset[str] = frozenset()  # fr en: rédacteur en chef, en breton
     prefix_words: frozenset[str] = frozenset()  # ex: a word before a noun that a parser may make its head
     feminine_singular_things: frozenset[str] = frozenset()  # la policía: the force, not a person
+    team_complements: frozenset[str] = frozenset()  # el campeón de Liga: a team, not a person
     impersonal_through: frozenset[str] = frozenset()  # verbs whose infinitive decides (il devrait y avoir)
     complete_agreement: bool = False  # after the MRF, plain agreement rules change what it left (cda.py)
     # endings of an adjective's four forms, each (gender, number) -> ending: it o/a/i/e, co/ca/chi/che
@@ -420,6 +421,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         no_person_after=frozenset(w.lower() for w in data.get("no_person_after", [])),
         prefix_words=frozenset(w.lower() for w in data.get("prefix_words", [])),
         feminine_singular_things=frozenset(w.lower() for w in data.get("feminine_singular_things", [])),
+        team_complements=frozenset(w.lower() for w in data.get("team_complements", [])),
         bare_pronouns=referents.get("bare", "person"),
         person_predicates=frozenset(w.lower() for w in referents.get("person_predicates", [])),
         person_prepositions=frozenset(w.lower() for w in referents.get("person_prepositions", [])),
