@@ -1,7 +1,8 @@
 """Corpus audit of Study A: share of `cdaflow cda`'s changed corpus lines judged right by hand.
 
 Reads the ``# text`` lines of the UD 2.2 samples in ``../shared/data/ud-treebanks-v2.2`` (es:
-AnCora and GSD, dev and test, pooled; fr: GSD dev and test), puts them in a fixed shuffled order
+AnCora and GSD, dev and test, pooled; fr: GSD dev and test; it: ISDT dev and test; he: HTB dev and
+test, raw Hebrew with its prefixes split by hspell), puts them in a fixed shuffled order
 (``--seed``), runs the real ``cdaflow cda`` command on the first ``--pool`` of them as raw text (as a
 user would: default options, lexicon check included) and samples the first ``--sample`` lines whose
 output changed (a counterfactual that differs from the original), in that order. Each sampled
@@ -15,6 +16,7 @@ is judged and the share right reaches ``--target``.
 
     python benchmarks/corpus_audit.py --lang es [--model results/morph_cda/es/models/lin]
         [--pending /tmp/es-pending.tsv] [--check]
+    python benchmarks/corpus_audit.py --lang it -- --gazetteer resources/morph_cda/gazetteers/it.tsv
 """
 
 from __future__ import annotations
@@ -42,6 +44,14 @@ SOURCES = {
     "fr": [
         "UD_French-GSD/fr_gsd-ud-dev.conllu",
         "UD_French-GSD/fr_gsd-ud-test.conllu",
+    ],
+    "it": [
+        "UD_Italian-ISDT/it_isdt-ud-dev.conllu",
+        "UD_Italian-ISDT/it_isdt-ud-test.conllu",
+    ],
+    "he": [
+        "UD_Hebrew-HTB/he_htb-ud-dev.conllu",
+        "UD_Hebrew-HTB/he_htb-ud-test.conllu",
     ],
 }
 COLUMNS = ["original", "counterfactual", "judgment", "error_class", "note"]

@@ -25,7 +25,7 @@ def _gold(tmp_path, rows, header=None):
     return path
 
 
-@pytest.mark.parametrize("lang", ["es", "fr"])
+@pytest.mark.parametrize("lang", ["es", "fr", "it", "he"])
 def test_gold_files_are_judged_by_the_readme_rules(lang):
     path = audit.GOLD_DIR / f"{lang}.tsv"
     gold = audit.read_gold(path)  # raises on a bad row
