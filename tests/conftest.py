@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import runpy
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +51,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return LONGEST_FIRST.index(item.name) if item.name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: every other test keeps its place
+
+
+def run_rule_script(script: str, smk: Any) -> None:
+    """Run ``workflow/scripts/<script>`` as Snakemake would, with `smk` as its ``snakemake`` object; the
+    root logger's handlers and level the script's rule_context sets up are undone afterwards."""
+    handlers, level = logging.root.handlers[:], logging.root.level
+    try:
+        runpy.run_path(str(PROJECT_ROOT / "workflow" / "scripts" / script), init_globals={"snakemake": smk})
+    finally:
+        for handler in logging.root.handlers:
+            if handler not in handlers:
+                handler.close()
+        logging.root.handlers[:] = handlers
+        logging.root.setLevel(level)

@@ -1,15 +1,13 @@
 """The rule script of morph_cda_lm (workflow/scripts/morph_cda/lm.py) trains the shared LM from the compact corpus."""
 
 import json
-import logging
 import random
-import runpy
-from pathlib import Path
 from types import SimpleNamespace
 
 import sentencepiece as spm
 
 from cdaflow.text.language_model import LSTMLanguageModel, sentence_perplexity
+from tests.conftest import run_rule_script
 from tests.text.test_language_model_corpus import as_lists, sentences
 
 
@@ -31,16 +29,7 @@ def test_the_rule_script_trains_from_the_compact_corpus(tmp_path):
         input=[str(tmp_path / "corpus.txt")], output=[str(out)], wildcards=Params(lang="es", corpus="original"),
         params=Params(settings=settings, seed=3, checkpoints=str(tmp_path / "checkpoints")),
     )
-    handlers, level = logging.root.handlers[:], logging.root.level
-    try:
-        runpy.run_path(str(Path(__file__).parents[2] / "workflow/scripts/morph_cda/lm.py"),
-                       init_globals={"snakemake": smk})
-    finally:
-        for handler in logging.root.handlers:
-            if handler not in handlers:
-                handler.close()
-        logging.root.handlers[:] = handlers
-        logging.root.setLevel(level)
+    run_rule_script("morph_cda/lm.py", smk)
     metrics = json.loads((out / "metrics.json").read_text())
     assert (metrics["train_sentences"], metrics["dev_sentences"]) == (180, 20)
     order = list(range(200))

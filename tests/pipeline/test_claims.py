@@ -16,6 +16,7 @@ from cdaflow.pipeline.claims import (
     main,
     render_section,
 )
+from tests.conftest import run_rule_script
 
 # The paper file of a study "demo", beside the claims file (as resources/<study>/paper.yaml).
 PAPER = textwrap.dedent(
@@ -213,13 +214,10 @@ def test_command_line_writes_the_ledger(setup, tmp_path, capsys):
 
 
 def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, monkeypatch):
-    import logging
-    import runpy
     from types import SimpleNamespace
 
     claims, results = setup
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    handlers, level = logging.root.handlers[:], logging.root.level
     smk = SimpleNamespace(
         input=SimpleNamespace(claims=str(claims), targets=[]),
         output=SimpleNamespace(ledger=str(results / "claims.tsv"), signature=str(results / "signature.json")),
@@ -230,14 +228,7 @@ def test_workflow_script_writes_claims_tsv_beside_the_tables(setup, tmp_path, mo
         threads=1,
         config={},
     )
-    try:
-        script = Path(__file__).parents[2] / "workflow" / "scripts" / "common" / "claims.py"
-        runpy.run_path(str(script), init_globals={"snakemake": smk})
-    finally:
-        for handler in logging.root.handlers:
-            if handler not in handlers:
-                handler.close()
-        logging.root.handlers[:], _ = handlers, logging.root.setLevel(level)
+    run_rule_script("common/claims.py", smk)
     written = pd.read_csv(results / "claims.tsv", sep="\t", keep_default_na=False).set_index("id")
     assert written.at["X1", "verdict"] == HOLDS and written.at["X6", "verdict"] == NOT_COMPUTABLE
     # Every row cites the run's signature, written beside the ledger.

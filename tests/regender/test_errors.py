@@ -7,6 +7,7 @@ import pytest
 from cdaflow.regender.errors import SYSTEMS, TOKENIZER, closest, error_rates, tokens, word_errors
 from cdaflow.regender.reports import error_rate_tables
 from cdaflow.regender.rewriter import SETUPS
+from tests.conftest import run_rule_script
 
 
 def test_tokens_are_words_without_punctuation():
@@ -89,9 +90,6 @@ def test_paper_layout_leaves_rules_out_of_silver_and_unstructured_sets():
 
 def test_workflow_script_applies_hand_revisions_before_scoring(tmp_path, monkeypatch):
     import json
-    import logging
-    import runpy
-    from pathlib import Path
     from types import SimpleNamespace
 
     import pandas as pd
@@ -127,16 +125,7 @@ def test_workflow_script_applies_hand_revisions_before_scoring(tmp_path, monkeyp
                                    scale="demo"),
             log=[str(tmp_path / "errors.log")], rule="regender_errors", wildcards={}, threads=1, config={},
         )
-        handlers, level = logging.root.handlers[:], logging.root.level
-        try:
-            runpy.run_path(str(Path(__file__).parents[2] / "workflow/scripts/regender/errors.py"),
-                           init_globals={"snakemake": smk})
-        finally:
-            for handler in logging.root.handlers:
-                if handler not in handlers:
-                    handler.close()
-            logging.root.handlers[:] = handlers
-            logging.root.setLevel(level)
+        run_rule_script("regender/errors.py", smk)
         return pd.read_csv(tmp_path / "measured.tsv", sep="\t").set_index(["test_set", "type", "system"])
 
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
