@@ -169,14 +169,14 @@ class CDA(Tool):
 
     def _text_pairs(self, lines: Iterable[tuple[int, str]], source: str) -> Iterator[tuple[Any, Any]]:
         """(parsed sentence, Counterfactual or None) of numbered raw-text lines, in order."""
-        from cdaflow.morph_cda.records import SENT_ID_PREFIX, as_written, lines_as_read
+        from cdaflow.morph_cda.records import SENT_ID_PREFIX, as_written, joined_at_weak_breaks, lines_as_read
         from cdaflow.text.parsing import parse_numbered_lines
 
         parser = self._text_parser()
         held: dict[int, str] = {}  # lines the parser reads otherwise, by number, until their sentences pass
         sentences = parse_numbered_lines(parser, lines_as_read(lines, held), sent_id_prefix=SENT_ID_PREFIX,
                                          batch_size=self.batch_size, path=source)
-        return self._pairs(as_written(sentences, held))
+        return self._pairs(joined_at_weak_breaks(as_written(sentences, held)))
 
     def _pairs(self, sentences: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
         """(sentence, Counterfactual or None) of parsed sentences, one batched model call a batch."""

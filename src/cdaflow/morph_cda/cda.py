@@ -99,12 +99,21 @@ class CounterfactualGenerator:
         # reinflection candidates and fill features a parser left out. Off unless asked for, and
         # off where the dictionaries are not installed, so the workflow's tables never depend on
         # the machine; `cdaflow cda` asks for it.
-        hunspell = Hunspell.find(self.language.hunspell) if lexicon_check else None
+        hunspell = self._lexicon() if lexicon_check else None
         self.lexicon_stats: Counter[str] = Counter()
         self.unknown_forms: Counter[str] = Counter()  # generated forms no dictionary knows
         self.vetoed_forms: Counter[tuple[str, str]] = Counter()  # (the reinflector's, the one chosen)
         # the analysis (tree repairs, tags a parser left out) reads the same reinflector and dictionaries
         self.analyser = SentenceAnalyser(self.language, self.inventory, reinflector, hunspell)
+
+    def _lexicon(self):
+        """The lexicon check's dictionaries: the language file's Hunspell ones, or hspell where it
+        names it (he.yaml ``lexicon: hspell``: analyses with gender and number); None if not installed."""
+        if self.language.lexicon == "hspell":
+            from cdaflow.text.hspell import HspellLexicon
+
+            return HspellLexicon.find()
+        return Hunspell.find(self.language.hunspell)
 
     @property
     def reinflector(self) -> Reinflector | None:
@@ -253,7 +262,12 @@ class CounterfactualGenerator:
                     continue
                 tag = self.inventory.tags[int(predicted[j])]
                 feats = dict(sub.split("=", 1) for sub in tag)
-                if feats.get("Gender") != old["Gender"] or feats.get("Number", new.get("Number")) != new.get("Number"):
+                form = self.language.full_form((ws[j]["form"] or "").lower(), None)
+                # a distributive pronoun (chacun: singular forms only) of a plural noun keeps its number
+                distributive = self.language.paradigm_tag(form) is not None and not any(
+                    self.language.paradigm_form(form, g, "Plur") for g in GENDER_SWAP)
+                number = feats.get("Number", new.get("Number"))
+                if feats.get("Gender") != old["Gender"] or (number != new.get("Number") and not distributive):
                     continue
                 swapped = tuple(f"{k}={v}" for k, v in sorted({**feats, "Gender": new["Gender"]}.items()))
                 index = self.inventory.index(swapped)
@@ -265,8 +279,14 @@ class CounterfactualGenerator:
         or, with the lexicon check and ``ending_paradigms``, a form the dictionary confirms (not a
         finite verb the parser tagged an adjective: *sembra*, *teneva*)."""
         form = self.language.full_form((word["form"] or "").lower(), (word["feats"] or {}).get("Gender"))
-        if self.language.article_tag(form) or self.language.paradigm_tag(form):
+        if self.language.article_tag(form) or self.language.paradigm_tag(form) or self.language.clitic_tag(form):
             return True
+        if (word["feats"] or {}).get("VerbForm") == "Fin" and not self.language.finite_verbs_agree:
+            return False  # a finite verb reached through a clause shows no gender (fr il fallait)
+        if self.hunspell is not None and self.language.hunspell_marks_gender:
+            # a dictionary that marks gender (French) has a gendered reading of the form: not a finite
+            # verb reached through a clause (il fallait)
+            return any(a & {"is:mas", "is:fem", "is:epi"} for a in self.hunspell.analyses([form]).get(form, ()))
         if self.hunspell is None or not self.language.ending_paradigms:
             return True
         return self.analyser.reading_by_ending(form) is not None
@@ -321,6 +341,13 @@ class CounterfactualGenerator:
                 continue
             # an alternate form is reinflected from its full form (cet -> ce -> cette)
             full = self.language.full_form(original.lower(), next(iter(gender_of(query.old_tag)), None))
+            gender = next(iter(gender_of(query.tag)), None)
+            number = "Plur" if "Number=Plur" in query.tag else "Sing"
+            if (query.upos == "PRON" and self.language.clitic_tag(original.lower())
+                    and (gender, number) in self.language.object_clitics):
+                # an object clitic is the language file's (its elided form before a vowel: _alternate)
+                forms[(b, index)] = match_case(original, self.language.object_clitics[(gender, number)])
+                continue
             if query.upos == "DET" and full in self.language.articles:
                 # an article is the language file's (its elided or pre-vocalic form: _alternate)
                 forms[(b, index)] = match_case(original, self._article(full, query.tag))
@@ -358,12 +385,31 @@ class CounterfactualGenerator:
             # a form whose ending the language file's ending_paradigms read (the dictionary knowing its
             # other forms) swaps its ending first: it partite -> partiti (the reinflector: parti)
             by_ending = bool(self.language.ending_paradigms) and self.analyser.reading_by_ending(full) is not None
+            # or a word the dictionary does not know at all (it italoamericano: italoamericana, the
+            # reinflector italoamerica): its ending swapped is the better guess
+            by_ending = by_ending or (bool(self.language.ending_paradigms) and not self.hunspell.known({full}))
+            by_ending = by_ending or self.language.gender_endings_first  # he: נחמד -> נחמדה (the reinflector: נחמדת)
             ordered = [primary, form, *swapped] if lemma_rebuilds and not by_ending else [*swapped, primary, form]
+            if self.language.hunspell_marks_gender and self._either_gender(full, query):
+                ordered.insert(0, full)  # the dictionary gives the form both genders: it stays (he מרוצה, חולה)
             lists.append(list(dict.fromkeys(c for c in ordered if c)))
         chosen = self._choose(lists, [q.features for q in kept])
         for (b, index, original), form in zip(neural_slots, chosen):
             forms[(b, index)] = match_case(original, form)
         return forms
+
+    def _either_gender(self, form: str, query: _Query) -> bool:
+        """Whether a dictionary that marks gender gives `form` the query's new gender and its old one,
+        with the new number (an epicene form: fr *jeune*, he *מרוצה*)."""
+        old = next(iter(gender_of(query.old_tag)), None)
+        if old not in GENDER_SWAP or "Gender" not in query.features:
+            return False
+        analyses = self.hunspell.analyses([form]).get(form, ())
+        # where readings name their part of speech (French), an adjective's or participle's only: mort is
+        # also the noun la mort, which makes no participle epicene
+        analyses = tuple(a for a in analyses if a & {"po:adj", "po:ppas"}) or analyses
+        return agrees(analyses, query.features, marks_gender=True) and agrees(
+            analyses, {**query.features, "Gender": old}, marks_gender=True)
 
     def _choose(self, lists: list[list[str]], features: list[dict]) -> list[str]:
         """The first candidate of each list the dictionaries know with its gender and number; the

@@ -28,7 +28,8 @@ def name_parts(ws: Sequence[dict], language) -> list[bool]:
     comma or a word, not after a colon or an opening quote) opens a title: its noun phrase is a name
     (*películas: Suspiros de Triana, La hija de Juan Simón*); so is the expansion of an acronym, in
     brackets after it (*designado MVP (jugador más valioso)*), and a quoted noun phrase with a
-    capital and no verb: a nickname or a title (*on l'appelait « Le roi de la comédie »*)."""
+    capital and no verb: a nickname or a title (*on l'appelait « Le roi de la comédie »*). And the
+    words of the language file's ``fixed_phrases`` where they occur in a row (*como un solo hombre*)."""
     capitalised = [(w["form"] or "")[:1].isupper() for w in ws]
     first = next((i for i, w in enumerate(ws) if any(ch.isalnum() for ch in w["form"] or "")), 0)
     out = [False] * len(ws)
@@ -103,6 +104,11 @@ def name_parts(ws: Sequence[dict], language) -> list[bool]:
             out[index] = True
         if phrase:
             out[index] = out[index + 1] = True
+    lowered = [(w["form"] or "").lower() for w in ws]
+    for phrase in language.fixed_phrases:  # a fixed expression: como un solo hombre, comme un seul homme
+        for start in range(len(ws) - len(phrase) + 1):
+            if tuple(lowered[start:start + len(phrase)]) == phrase:
+                out[start:start + len(phrase)] = [True] * len(phrase)
     return out
 
 
@@ -123,13 +129,16 @@ def quotations(ws: Sequence[dict]) -> list[tuple[int, int]]:
     return out
 
 
-def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
+def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
     """Words a full name names (0-based): a given name and a surname, two or more capitalised
     names in a row, fix the person's gender, so that a noun tied to one is no intervention (*el
     presidente Alberto Fujimori*, *Claudio Aranzadi, predecesor de*, *Juan Pérez es ministro*;
     never *la presidenta Alberto Fujimori*). Tied: the name follows it, a comma alone parts them,
     or one arc joins them (apposition, flat name, or subject and predicate of a copula). A title before one name (*el
-    Doctor Pérez*) is not tied to a full name and changes."""
+    Doctor Pérez*) is not tied to a full name and changes. The comma may be followed by the noun's own
+    adverbs and adjectives and, with a language, by one of its ``predicate_markers``
+    (*Yeliu Yélev, entonces líder*; *Ricardo García, como jugador*)."""
+    markers = language.predicate_markers if language is not None else frozenset()
     capitalised = [(w["form"] or "")[:1].isupper() for w in ws]
     position = {int(w["id"]): i for i, w in enumerate(ws)}
     in_name = [w["upos"] == "PROPN" and capitalised[i] for i, w in enumerate(ws)]
@@ -149,12 +158,27 @@ def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
         if nominal and index + 1 in full and (not in_name[index] or index + 2 < n and in_name[index + 2]):
             out.add(index)
         # set off by a comma, however a parser attached it: *son frère, Jean Dupont,*
+        # (before it, the comma may be followed by the noun's own adverbs and adjectives,
+        # and by a predicate marker: *Yeliu Yélev, entonces líder*, *Ricardo García, como jugador*)
+        start = index
+        while start > 0 and _said_of_the_noun(start - 1, index, ws, position, markers):
+            start -= 1
         comma = [index + 2 if index + 1 < n and ws[index + 1]["form"] == "," else None,
-                 index - 2 if index > 0 and ws[index - 1]["form"] == "," else None]
+                 start - 2 if start > 0 and ws[start - 1]["form"] == "," else None]
         if not in_name[index] and w["upos"] == "NOUN" and any(c in full for c in comma if c is not None):
             out.add(index)
         head = position.get(int(w["head"] or 0))
         rel = relation(w["deprel"])
+        # a full name right after a participle that takes it (a naming verb's: *un médico llamado Pedro
+        # Ruiz*, *un ingénieur appelé Jean Dupont*) names the noun the participle modifies (or, past a
+        # name it was hung on, the noun of that name: *un ingeniero de Mecklenburgo llamado Sigfried Marcus*)
+        if index in full and head == index - 1 and not in_name[head] and (ws[head]["feats"] or {}).get(
+                "VerbForm") == "Part" and relation(ws[head]["deprel"]) in ("amod", "acl"):
+            k = position.get(int(ws[head]["head"] or 0))
+            while k is not None and in_name[k] and relation(ws[k]["deprel"]) == "nmod":
+                k = position.get(int(ws[k]["head"] or 0))
+            if k is not None and ws[k]["upos"] == "NOUN" and not in_name[k]:
+                out.add(k)
         if head is None or not (rel in ("appos", "flat") or rel == "nsubj" and int(ws[head]["id"]) in copulas):
             continue
         if index in full and not in_name[head]:
@@ -163,6 +187,22 @@ def named_by_a_full_name(ws: Sequence[dict]) -> set[int]:
             out.add(index)
     # and its conjuncts: *Théodore Herzl, journaliste, écrivain et fondateur*
     return _with_conjuncts(out, ws, position)
+
+
+def _said_of_the_noun(k: int, noun: int, ws: Sequence[dict], position: Mapping[int, int],
+                      markers: Collection[str]) -> bool:
+    """Whether word `k`, before `noun`, belongs to the noun's phrase between a comma and it: an adverb
+    or adjective hung on a word from it to the noun (*entonces líder*, *nuevo presidente*), or a
+    predicate marker on the noun (*como jugador*). Not a determiner: after a comma, *la ministra* may be
+    the next of a list of persons (*Juan Pérez, la ministra y el secretario*)."""
+    w = ws[k]
+    head = position.get(int(w["head"] or 0))
+    if head is None or not k < head <= noun:
+        return False
+    rel = relation(w["deprel"])
+    if rel in ("mark", "case"):
+        return head == noun and (w["form"] or "").lower() in markers
+    return rel in ("advmod", "amod") and w["upos"] in ("ADV", "ADJ")
 
 
 def _with_conjuncts(found: set[int], ws: Sequence[dict], position: Mapping[int, int]) -> set[int]:
@@ -219,6 +259,25 @@ def bare_after(index: int, ws: Sequence[dict], words_before: Collection[str]) ->
             and not any(w["head"] == ws[index]["id"] and relation(w["deprel"]) == "det" for w in ws))
 
 
+def another_of_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer, language) -> bool:
+    """A person noun with one of the language file's ``another_words`` (es *otro*) coordinated with a
+    thing's noun: another of those things, no person (*un virus o cualquier otro invasor*)."""
+    if not language.another_words:
+        return False
+    word = ws[index]
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    inside = {int(word["id"])}  # the noun and its determiners (cualquier otro: otro hangs on cualquier)
+    for _ in range(2):
+        inside |= {int(w["id"]) for w in ws if int(w["head"] or 0) in inside and relation(w["deprel"]) == "det"}
+    if not any((w["lemma"] or "").lower() in language.another_words for w in ws if int(w["id"]) in inside
+               and w is not word):
+        return False
+    others = [position.get(int(word["head"] or 0))] if relation(word["deprel"]) == "conj" else []
+    others += [i for i, w in enumerate(ws) if w["head"] == word["id"] and relation(w["deprel"]) == "conj"]
+    return any(k is not None and ws[k]["upos"] == "NOUN" and gazetteer.lookup(ws[k]) is None
+               and not gazetteer.is_epicene(ws[k]) for k in others)
+
+
 def names_a_team(index: int, ws: Sequence[dict], competitions: Collection[str]) -> bool:
     """A person noun with a team competition (the language file's ``team_complements``) as its
     complement (*el campeón de Liga*, *el líder de la Copa*): it names a team, not a person."""
@@ -242,10 +301,17 @@ def kind_of_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer) -> boo
         index = position[int(ws[index]["head"])]  # de técnicos y jugadores: the first conjunct decides
     word = ws[index]
     head = position.get(int(word["head"] or 0))
+    own = [w for w in ws if w["head"] == word["id"]]
+    if relation(word["deprel"]) == "det" and head == index + 1 and ws[head]["upos"] in ("NOUN", "ADJ"):
+        # a person noun made the determiner of the word after it (spaCy: un prototype de chasseur/det
+        # monoplace/nmod): the phrase's place and its preposition are the person noun's
+        phrase = ws[head]
+        own += [w for w in ws if w["head"] == phrase["id"] and w is not word]
+        word = dict(word, head=phrase["head"], deprel=phrase["deprel"])
+        head = position.get(int(word["head"] or 0))
     if (head is None or relation(word["deprel"]) != "nmod" or ws[head]["upos"] != "NOUN"
             or (word["feats"] or {}).get("Number") == "Plur"):
         return False
-    own = [w for w in ws if w["head"] == word["id"]]
     # de, or a of a candidacy's aim (la candidatura a vicepresidente)
     bare_de = any(relation(w["deprel"]) == "case" and (w["form"] or "").lower() in ("de", "d'", "d’", "a")
                   for w in own)

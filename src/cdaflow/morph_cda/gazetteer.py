@@ -263,6 +263,11 @@ class Gazetteer:
             masc = form if form in self.common else singular_of[(form, "Masc")]
             current = self._context_gender(word, sentence) or gender or "Masc"
             found = (masc, current, "Sing" if form == masc else "Plur")
+        elif (form in self.to_fem and (form, "Fem") in singular_of and singular_of[(form, "Fem")] in self.to_masc
+              and self._determiners_number(word, sentence) == "Plur"):
+            # a masculine singular that is also a feminine plural (it infermiere, cameriere): its
+            # determiners' number tells them apart (le infermiere, alcune infermiere)
+            found = (self.to_masc[singular_of[(form, "Fem")]], "Fem", "Plur")
         elif form in self.to_fem:
             found = (form, self._shared_gender(form, word, sentence), "Sing")
         elif form in self.to_masc:
@@ -320,6 +325,18 @@ class Gazetteer:
         return (found.lemma, found.gender) if found else None
 
     @staticmethod
+    def _determiners_number(word: dict, sentence) -> str | None:
+        """The number the determiners of a noun show, when they show one; else None."""
+        if sentence is None:
+            return None
+        numbers = {
+            (w["feats"] or {}).get("Number")
+            for w in words(sentence)
+            if w["head"] == word["id"] and w["deprel"].split(":")[0] == "det"
+        } - {None}
+        return numbers.pop() if len(numbers) == 1 else None
+
+    @staticmethod
     def _context_gender(word: dict, sentence) -> str | None:
         """The gender a common-gender noun's determiners, adjectives, predicate adjective or subject
         show (*cet élève*, *l'architecte est créative*, *elle sera l'auteur*), when they show one; the words around a
@@ -327,10 +344,12 @@ class Gazetteer:
         if sentence is None:
             return None
         ws = words(sentence)
+        fused = languages.fused_forms()  # a preposition fused with its article (it al nipote) shows it too
         genders = {
             (dependent["feats"] or {}).get("Gender")
             for dependent in ws
-            if dependent["head"] == word["id"] and dependent["deprel"].split(":")[0] in ("det", "amod")
+            if dependent["head"] == word["id"] and (dependent["deprel"].split(":")[0] in ("det", "amod") or (
+                dependent["deprel"].split(":")[0] == "case" and (dependent["form"] or "").lower() in fused))
         } - {None}
         if len(genders) == 1 and genders <= set(GENDERS):
             return genders.pop()

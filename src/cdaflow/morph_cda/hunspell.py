@@ -78,6 +78,7 @@ DICTIONARY_DIR = Path("/usr/share/hunspell")
 Analysis = frozenset[str]
 _GENDER = {"Masc": "is:mas", "Fem": "is:fem"}
 _NUMBER = {"Sing": "is:sg", "Plur": "is:pl"}
+_TENSE = {"Past": "tn:past", "Fut": "tn:fut"}
 # Ends each batch sent to the process (with a serial number spelt in letters): no dictionary knows
 # it, so hunspell echoes it alone, after every line about the batch's words.
 _SENTINEL = "qxzqxzcdaflow"
@@ -411,8 +412,21 @@ def agrees(analyses: Sequence[Analysis], features: Mapping[str, str], *, marks_g
             continue
         if number and numbers and not numbers & {number, "is:inv"}:
             continue
+        # a lexicon that gives a verb reading its tense and an adjective's its own (hspell: tn:past,
+        # tn:fut, tn:pres, tn:adj) fits a past or future word with that tense only, a participle with the
+        # present, an adjective with an adjective or the present
+        tenses = {f for f in analysis if f.startswith("tn:")}
+        if tenses and not tenses & _wanted_tenses(features):
+            continue
         return True
     return False
+
+
+def _wanted_tenses(features: Mapping[str, str]) -> set[str]:
+    tense = _TENSE.get(features.get("Tense", ""))
+    if tense:
+        return {tense}
+    return {"tn:pres"} if features.get("VerbForm") == "Part" else {"tn:pres", "tn:adj"}
 
 
 def genderless(analyses: Sequence[Analysis], parts_of_speech: Iterable[str] = ("po:adj", "po:ppas")) -> bool:

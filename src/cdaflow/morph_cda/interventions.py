@@ -3,12 +3,15 @@ changes, each with its new gender and form."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.cda import DIRECTIONS, CounterfactualGenerator, Intervention, gender_intervention
 from cdaflow.morph_cda.fixed_words import (
+    another_of_a_thing,
     apposed_to_a_thing,
     bare_after,
     in_a_compound,
@@ -25,8 +28,10 @@ from cdaflow.morph_cda.fixed_words import (
     quotations,
 )
 from cdaflow.morph_cda.gazetteer import Gazetteer
+from cdaflow.morph_cda.parse_repairs import gather_noun_phrase
 from cdaflow.morph_cda.pronouns import pronoun_intervention, pronoun_referents
 from cdaflow.morph_cda.tree_encoding import relation
+from cdaflow.text import language as languages
 from cdaflow.text.case import match_case
 from cdaflow.text.normalization import read_sentence
 
@@ -43,9 +48,13 @@ def interventions_for(
         raise ValueError(f"unknown direction {direction!r}; use one of {DIRECTIONS}")
     sentence = read_sentence(sentence)
     out = []
+    retagged: set[int] = set()
+    if generator.language.nouns_by_gazetteer:
+        sentence, retagged = _gathered(sentence, gazetteer, generator)
     ws = words(sentence)
     in_names = name_parts(ws, generator.language)
-    named = named_by_a_full_name(ws) | predicates_of_a_fixed_subject(ws, gazetteer, generator.language, sentence)
+    named = named_by_a_full_name(ws, generator.language) | predicates_of_a_fixed_subject(
+        ws, gazetteer, generator.language, sentence)
     named |= nouns_apposed_to(ws, named | names_with_an_article(ws, gazetteer, generator.language))
     named |= person_nouns_before_a_comma(ws, named, gazetteer)
     named |= predicates_of_an_object_pronoun(ws, generator.language)
@@ -54,6 +63,11 @@ def interventions_for(
         if in_names[index] or index in named:
             continue
         noun = _as_noun_if_coordinated(word, ws)
+        language = generator.language
+        if (word["form"] or "").lower() in language.thing_forms or _names_a_body(index, ws, language):
+            continue  # it i conti: accounts; la Camera dei rappresentanti: a body (the language file's lists)
+        if len(word["form"] or "") > 1 and word["form"].endswith("_"):
+            continue  # he קצין_ of קציניו (+ _של_ _הוא): a noun whose possessive suffix HTB splits off keeps its form
         found = gazetteer.lookup(noun, sentence)
         if not found:
             pronoun = pronoun_intervention(index, word, sentence, generator, direction)
@@ -62,7 +76,9 @@ def interventions_for(
             continue
         if (modifies_a_thing(index, ws, gazetteer, generator) or apposed_to_a_thing(index, ws, gazetteer)
                 or in_a_compound(index, ws, gazetteer) or bare_after(index, ws, generator.language.no_person_after)
-                or names_a_team(index, ws, generator.language.team_complements)):
+                or names_a_team(index, ws, generator.language.team_complements)
+                or another_of_a_thing(index, ws, gazetteer, generator.language)
+                or _no_one(index, ws, generator.language)):
             continue
         found = _by_sense(found, noun, ws, gazetteer, generator.language)
         if (found.kind == "common" and found.gender == "Masc" and found.number == "Sing"
@@ -75,6 +91,7 @@ def interventions_for(
             continue
         # The gazetteer's form (its plural columns for plurals); else reinflected from the lemma.
         form = match_case(word["form"], found.form) if found.form else None
+        form = _construct_state(form, index, ws, generator.language)
         plurals = {gazetteer.plurals.get((found.lemma, g)) for g in ("Masc", "Fem")}
         gendered_plural = found.number == "Plur" and len(plurals) == 2 and None not in plurals
         written = (word["form"] or "").lower()
@@ -84,7 +101,7 @@ def interventions_for(
         # (the list's form where the plural shows the gender, it colleghi -> colleghe, or the written
         # form is an older feminine: la presidentessa -> il presidente)
         intervention = gender_intervention(index, noun, generator, new_gender, form=form, lemma=new_lemma)
-        if word["upos"] != "NOUN":
+        if word["upos"] != "NOUN" or index in retagged:
             # a lower-case PROPN, a title before a name, an ADJ used as a noun or a mis-tagged
             # coordinated noun that the list knows is a tagging slip for a person noun (spaCy:
             # "los reyes" PROPN without features, French "l'étudiant" ADJ, "tíos y primos" with
@@ -135,9 +152,9 @@ def _said_by_a_name(ws: Sequence[dict]) -> set[int]:
 def _by_sense(found, noun: dict, ws: Sequence[dict], gazetteer: Gazetteer, language):
     """The counterpart of a noun whose counterpart depends on its sense (the language file's
     ``sense_counterparts``): with a possessor (a possessive determiner, or an nmod that is a name
-    other than a place's, a pronoun or a person noun) fr *femme* is a wife (*sa femme* -> *son mari*,
-    *la femme de Paul* -> *le mari de Paul*), without one a woman (*cette femme* -> *cet homme*, *la
-    femme de Saint Michel* -> *l'homme*), whatever the gazetteer pairs it with."""
+    other than a place's, of a singular noun only, a pronoun or a person noun) fr *femme* is a wife
+    (*sa femme* -> *son mari*, *la femme de Paul* -> *le mari de Paul*), without one a woman (*cette
+    femme* -> *cet homme*, *la femme de Saint Michel* -> *l'homme*), whatever the gazetteer pairs it with."""
     if found.gender != "Masc":
         return found
     senses = language.sense_counterparts.get(gazetteer.to_fem.get(found.lemma, ""))
@@ -152,14 +169,146 @@ def _by_sense(found, noun: dict, ws: Sequence[dict], gazetteer: Gazetteer, langu
         if rel == "det" and (child["feats"] or {}).get("Poss") == "Yes":
             possessed = True
         elif rel == "nmod" and not place[k] and (
-                child["upos"] in ("PROPN", "PRON") or gazetteer.lookup(child) is not None
+                # (a name has one wife: las mujeres de Izquierda Unida are its women)
+                child["upos"] == "PRON" or (child["upos"] == "PROPN" and found.number != "Plur")
+                or gazetteer.lookup(child) is not None
                 or gazetteer.is_epicene(child)):
             possessed = True
     masculine = senses[0] if possessed else senses[1]
+    if not possessed:  # an adjective before it that fixes the sense: la petite fille -> le petit garçon
+        adjectives = language.sense_adjectives.get(gazetteer.to_fem.get(found.lemma, ""), {})
+        for child in ws:
+            if (child["head"] == noun["id"] and relation(child["deprel"]) == "amod"
+                    and int(child["id"]) < int(noun["id"]) and (child["lemma"] or "").lower() in adjectives):
+                masculine = adjectives[(child["lemma"] or "").lower()]
     if masculine == found.lemma:
         return found
     form = masculine if found.number == "Sing" else gazetteer.plurals.get((masculine, "Masc"))
     return dataclasses.replace(found, lemma=masculine, form=form)
+
+
+def _gathered(
+    sentence: Sentence, gazetteer: Gazetteer, generator: CounterfactualGenerator
+) -> tuple[Sentence, set[int]]:
+    """(The language file's ``nouns_by_gazetteer``.) A copy of the sentence in which the words the
+    gazetteer lists are nouns where a small parser tagged them otherwise after a determiner
+    (:func:`_as_noun_after_a_determiner`) and their noun phrases hang on them (parse_repairs
+    gather_noun_phrase), so that what decides the interventions reads the repaired tree (*Giovanni è il
+    mio migliore amico*/ADJ: a name's predicate); and the 0-based indices of the words made nouns."""
+    sentence = copy.deepcopy(sentence)
+    ws = words(sentence)
+    listed, retagged = set(), set()
+    for index, word in enumerate(ws):
+        if word["upos"] == "PRON" and generator.language.pronoun(word["form"] or "", "nsubj") is not None:
+            listed.add(index)  # a subject pronoun the parser made the root (Noi/root siamo rimasti)
+            continue
+        noun = _as_noun_after_a_determiner(index, word, ws, gazetteer, generator)
+        if gazetteer.lookup(noun, sentence) is None:
+            continue
+        listed.add(index)
+        if noun is not word:
+            retagged.add(index)
+            word["upos"], word["feats"] = "NOUN", dict(noun["feats"] or {}) or None
+    for word in gather_noun_phrase(ws, listed, generator.language, generator.analyser.noun_phrase_adjective):
+        word["upos"] = "ADJ"
+    return sentence, retagged
+
+
+def _as_noun_after_a_determiner(
+    index: int, word: dict, ws: list[dict], gazetteer: Gazetteer, generator: CounterfactualGenerator
+) -> dict:
+    """(The language file's ``nouns_by_gazetteer``.) A word the gazetteer lists that a small parser
+    tagged an adverb, adposition, verb, conjunction or adjective (it: *Un famoso scrittore*/ADV, *le
+    sorelle*/ADP, *i miei figli*/ADJ), as the noun it is: right after a determiner, or after a
+    determiner and a word before it (``prenominal``: *il nuovo*/ADJ *impiegato*/ADJ, not *la squadra
+    americana*/ADJ); an adjective before a listed word tagged a noun stays that noun's (*un vecchio*/ADJ
+    *contadino*/NOUN). An adjective keeps its own features."""
+    if word["upos"] not in ("ADV", "ADP", "VERB", "AUX", "CCONJ", "SCONJ", "ADJ", "X"):
+        return word
+    determiners = languages.determiner_forms()
+
+    def determiner(w: dict) -> bool:
+        return w["upos"] == "DET" or (w["form"] or "").lower() in determiners
+
+    def listed(w: dict) -> bool:
+        return w["upos"] not in ("PUNCT", "ADP") and gazetteer.lookup(dict(w, upos="NOUN", feats={})) is not None
+
+    before = [ws[k] for k in (index - 1, index - 2) if k >= 0]
+    adjective = generator.analyser.attested_adjective
+
+    def prenominal(w: dict) -> bool:
+        """The word between the determiner and this one: an adjective, or a word tagged a noun before a
+        word no modifier is tagged (Un famoso/NOUN scrittore/ADV); not a noun it modifies (la squadra
+        americana/ADJ, la squadra invitata/VERB) or one the lexicon knows only as a noun."""
+        form = (w["form"] or "").lower()
+        if listed(w) and adjective(form) is None:
+            return False
+        return w["upos"] == "ADJ" or (w["upos"] == "NOUN" and word["upos"] in ("ADV", "ADP", "CCONJ", "SCONJ", "X")
+                                      and not generator.analyser.attested_noun(form))
+
+    opened = bool(before) and (determiner(before[0]) or (
+        len(before) == 2 and determiner(before[1]) and not determiner(before[0]) and prenominal(before[0])))
+    after = ws[index + 1] if index + 1 < len(ws) else None
+    # an adjective before a listed word the parser calls a noun is that noun's (un vecchio contadino)
+    if not opened or (word["upos"] == "ADJ" and after is not None and after["upos"] == "NOUN" and listed(after)):
+        return word
+    return dict(word, upos="NOUN", feats=dict(word["feats"] or {}) if word["upos"] == "ADJ" else {})
+
+
+def _construct_state(form: str | None, index: int, ws: Sequence[dict], language) -> str | None:
+    """The new form of a noun in the construct state (the language file's ``construct_state``: a noun
+    with Definite=Cons or a dependent in its relation): he *שר המשפטים* -> *שרת המשפטים*, *אנשי משרד*
+    -> *נשות משרד*, not the free forms *שרה*, *נשים*."""
+    construct = language.construct_state
+    if not form or not construct:
+        return form
+    word = ws[index]
+    if (word["feats"] or {}).get("Definite") != "Cons" and not any(
+            w["head"] == word["id"] and w["deprel"] == construct["relation"] for w in ws[index + 1:index + 2]):
+        return form
+    lower = form.lower()
+    if lower in construct["forms"]:
+        return construct["forms"][lower]
+    for pattern, replacement in construct["endings"]:
+        if re.search(pattern, lower):
+            return re.sub(pattern, replacement, lower)
+    return form
+
+
+def _no_one(index: int, ws: Sequence[dict], language) -> bool:
+    """Whether word `index` is one of the language file's ``no_one.words`` with no determiner and a
+    ``no_one.negations`` word near it (he *איש לא התכוון*, *לא היה איש*, *איש, כולל ..., לא הורשה*):
+    "no one", not a man."""
+    words, negations = language.no_one
+    word = ws[index]
+    if (word["form"] or "").lower() not in words or any(
+            w["head"] == word["id"] and relation(w["deprel"]).startswith("det") for w in ws):
+        return False
+    if index > 0 and relation(ws[index - 1]["deprel"]) in ("det", "case") and ws[index - 1]["head"] == word["id"]:
+        return False  # a prefix of its own (ה, ב, ל: האיש, לאיש)
+    near = [w for w in ws[max(0, index - 3): index + 8] if w is not word]
+    return any((w["form"] or "").lower() in negations for w in near)
+
+
+def _names_a_body(index: int, ws: Sequence[dict], language) -> bool:
+    """Whether word `index` is a plural noun with *di* (or its fused forms) as the complement of one of
+    the language file's ``body_nouns`` (it *la Camera dei rappresentanti*, *la conferenza dei
+    presidenti*): the body's name, not persons."""
+    word = ws[index]
+    if not language.body_nouns or (word["feats"] or {}).get("Number") == "Sing":
+        return False
+    head = next((w for w in ws if w["id"] == word["head"]), None)
+    if head is not None and relation(word["deprel"]) == "amod" and head is not word:
+        return _names_a_body(ws.index(head), ws, language)  # he איגוד הפועלים החקלאיים: the name's adjective
+    if head is None or (head["lemma"] or head["form"] or "").lower() not in language.body_nouns and (
+            head["form"] or "").lower() not in language.body_nouns:
+        return False
+    if word["deprel"] == "compound:smixut":  # he: the body's construct, איגוד הפועלים, ועד העובדים
+        return True
+    return any(
+        w["head"] == word["id"] and relation(w["deprel"]) == "case"
+        and language.fused.get((w["form"] or "").lower(), ((w["lemma"] or "").lower(),))[0] == "di"
+        for w in ws)
 
 
 def _as_noun_if_coordinated(word: dict, ws: list[dict]) -> dict:
@@ -170,4 +319,6 @@ def _as_noun_if_coordinated(word: dict, ws: list[dict]) -> dict:
     head = next((w for w in ws if w["id"] == word["head"]), None)
     if head is None or head["upos"] not in ("NOUN", "PROPN"):
         return word
+    if any(w["head"] == word["id"] and relation(w["deprel"]) in ("aux", "nsubj") for w in ws):
+        return word  # a verb with its own auxiliary or subject (Shamir ha inviato/conj una lettera)
     return dict(word, upos="NOUN", feats={})

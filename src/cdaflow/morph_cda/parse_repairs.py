@@ -3,7 +3,7 @@ noun under its adjective, a determiner under the verb), the words are re-attache
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from cdaflow.morph_cda.tree_encoding import relation
 
@@ -143,7 +143,7 @@ def attach_postnominal_possessives(ws: list[dict], language) -> None:
         if (
             before["upos"] in ("NOUN", "PROPN")
             and language.paradigm_tag(w["form"])
-            and (relation(w["deprel"]) not in ("det", "root") or of_a_verb)
+            and (relation(w["deprel"]) not in ("det", "root", "cop", "aux") or of_a_verb)
             and not _below(before, w, ws)
         ):
             # a determiner of the noun (spaCy: "tuya" as a preposition, "tuyo" as an adjective)
@@ -183,6 +183,176 @@ def attach_headless_articles(ws: list[dict], language) -> None:
             w["head"], w["deprel"] = referent["id"], "det"
 
 
+def gather_noun_phrase(
+    ws: list[dict], nouns: Collection[int], language, adjective: Callable[[dict], bool]
+) -> list[dict]:
+    """(The language file's ``nouns_by_gazetteer``: a small parser's trees.) A person noun heads its
+    noun phrase: the determiners and adjectives right before it (articles, the paradigms' words, or
+    `adjective` words) and the `adjective` words right after it, whatever a parser hung them on
+    (it: *I miei*/NOUN *figli*/ADJ with *figli* under *miei*; *Il bravo*/nsubj *ragazzo*/obl *biondo*
+    with *ragazzo* under *bravo*). The noun takes the place in the tree of the phrase's word that hangs
+    outside it (unless the noun does itself; no verb or adverb before it, and after it only adjectives
+    and words hung on it or its phrase, *contadino napoletano*/VERB), the others and their outside
+    dependents hang on the noun. A noun still an ``obl`` with no preposition before its predicate is
+    its subject (*Mio fratello e mio cugino sono alti*), and one made the root over its own verb is
+    that verb's subject (*Gli altri invitati*/root *sono andati*/parataxis). Returns the words read as
+    adjectives that were tagged otherwise."""
+    retagged: list[dict] = []
+    taken: set[int] = set()
+    for index in sorted(nouns):
+        noun = ws[index]
+        if noun["upos"] == "PRON" or index in taken:
+            continue
+
+        def closed(w: dict) -> bool:
+            form = (w["form"] or "").lower()
+            return bool(language.article_tag(form) or language.paradigm_tag(language.full_form(form, None)))
+
+        start = index  # before it: no verb or adverb (vede/VERB mio padre), and nothing but closed-class
+        # words before its article (tutti i miei figli; not dal punto di vista finanziario i conti)
+        while start > 0 and start - 1 not in nouns and start - 1 not in taken and (
+                closed(ws[start - 1]) or (ws[start - 1]["upos"] in ("ADJ", "NOUN") and adjective(ws[start - 1])
+                                          and not any(language.article_tag((w["form"] or "").lower())
+                                                      for w in ws[start:index]))):
+            start -= 1
+        end = index  # after it: an adjective, or another word the parser hung on it (napoletano/VERB)
+        while end + 1 < len(ws) and end + 1 not in nouns and not closed(ws[end + 1]) and adjective(ws[end + 1]) and (
+                ws[end + 1]["upos"] == "ADJ" or ws[end + 1]["head"] in {w["id"] for w in ws[start:end + 1]}):
+            end += 1
+        # and a possessive right after it, wherever the parser hung it (Un'amica mia/det:poss of abita)
+        if (end + 1 < len(ws) and end + 1 not in nouns and closed(ws[end + 1])
+                and ((ws[end + 1]["feats"] or {}).get("Poss") == "Yes" or ws[end + 1]["deprel"] == "det:poss")):
+            end += 1
+        span = [ws[k] for k in range(start, end + 1)]
+        ids = {w["id"] for w in span}
+        taken.update(range(start, end + 1))
+        if len(span) == 1:
+            continue
+        outside = [w for w in span if w["head"] not in ids]
+        if noun not in outside and outside:
+            top = next((w for w in outside if relation(w["deprel"]) not in ("det", "amod", "punct")), outside[0])
+            above = next((w for w in ws if w["id"] == top["head"]), None)
+            if above is None or not _below(above, noun, ws):
+                noun["head"], noun["deprel"] = top["head"], top["deprel"]
+        if noun["head"] in ids:
+            continue  # the noun could not take the phrase's place: left as it is (no cycle)
+        for w in span:
+            if w is noun:
+                continue
+            for other in ws:  # its dependents outside the phrase go with the noun, but its conjuncts (alto e moro)
+                if other["head"] == w["id"] and other["id"] not in ids and relation(other["deprel"]) not in (
+                        "conj", "cc", "punct"):
+                    other["head"] = noun["id"]
+            w["head"] = noun["id"]
+            if closed(w):
+                w["deprel"] = "det"
+                if w["upos"] not in ("DET", "PRON"):
+                    w["upos"] = "DET"
+            else:
+                w["deprel"] = "amod"
+                if w["upos"] != "ADJ":
+                    retagged.append(w)
+    by_id = {int(w["id"]): w for w in ws}
+    for index in nouns:
+        w = ws[index]
+        head = by_id.get(int(w["head"] or 0))
+        if (relation(w["deprel"]) == "obl" and head is not None and ws.index(head) > index
+                and not any(c["head"] == w["id"] and relation(c["deprel"]) == "case" for c in ws)
+                and not any(c["head"] == head["id"] and relation(c["deprel"]) == "nsubj" for c in ws)):
+            w["deprel"] = "nsubj"
+        # a person noun or pronoun made the root over its own verb (Gli altri invitati/root sono
+        # andati/parataxis; Noi/root siamo rimasti/NOUN parataxis) is that verb's subject, where the verb
+        # has an auxiliary and no subject of its own
+        own = [c for c in ws if c["head"] == w["id"]]
+        verb = next((c for c in own if relation(c["deprel"]) in ("parataxis", "dep")
+                     and c["upos"] in ("VERB", "AUX", "NOUN") and ws.index(c) > index), None)
+        if relation(w["deprel"]) == "root" and verb is not None:
+            theirs = [c for c in ws if c["head"] == verb["id"]]
+            if any(relation(c["deprel"]) in ("aux", "cop") for c in theirs) and not any(
+                    relation(c["deprel"]) in ("nsubj", "csubj") for c in theirs):
+                verb["head"], verb["deprel"] = w["head"], w["deprel"]
+                passive = any(c["deprel"] == "aux:pass" for c in theirs)
+                w["head"], w["deprel"] = verb["id"], "nsubj:pass" if passive else "nsubj"
+                for c in own:
+                    if relation(c["deprel"]) == "punct" and ws.index(c) > ws.index(verb):
+                        c["head"] = verb["id"]
+    return retagged
+
+
+def raise_participles_over_nouns(ws: list[dict]) -> None:
+    """A participle right after a form of essere that a small parser hung, with that verb, on a noun after
+    them (it: *sono*/cop *arrivati*/amod *stamattina*/root) is the clause's verb: it takes the noun's
+    place, the verb is its auxiliary, the noun its oblique, and the noun's subject is the participle's."""
+    for k, w in enumerate(ws):
+        if k == 0 or w["upos"] != "VERB" or (w["feats"] or {}).get("VerbForm") != "Part":
+            continue
+        before, head = ws[k - 1], next((h for h in ws if h["id"] == w["head"]), None)
+        if (relation(w["deprel"]) != "amod" or head is None or head["upos"] != "NOUN" or ws.index(head) < k
+                or before["upos"] != "AUX" or before["head"] != head["id"]
+                or relation(before["deprel"]) not in ("cop", "aux")):
+            continue
+        w["head"], w["deprel"] = head["head"], head["deprel"]
+        head["head"], head["deprel"] = w["id"], "obl"
+        before["head"], before["deprel"] = w["id"], "aux"
+        for other in ws:
+            if other["head"] == head["id"] and relation(other["deprel"]) in ("nsubj", "aux", "cop", "punct", "advmod"):
+                other["head"] = w["id"]
+
+
+def attach_articles_of_adverbs(ws: list[dict], language) -> None:
+    """An article hung on an adverb (a small parser: *è la*/det of *più brava*) determines the adjective
+    after it that the adverb modifies: the superlative *la più brava*, whose article agrees with it."""
+    by_id = {int(w["id"]): w for w in ws}
+    for w in ws:
+        head = by_id.get(int(w["head"] or 0))
+        if (relation(w["deprel"]) != "det" or head is None or head["upos"] != "ADV"
+                or language.article_tag((w["form"] or "").lower()) is None):
+            continue
+        target = by_id.get(int(head["head"] or 0))
+        if target is not None and target["upos"] == "ADJ" and ws.index(target) > ws.index(head) > ws.index(w):
+            w["head"] = target["id"]
+
+
+def coordinate_listed_predicates(ws: list[dict]) -> None:
+    """A list of adjectives whose second item a parser hung as a modifier of the first (spaCy: *grand,
+    mince et blond* with *mince* an advmod of *grand* and *blond* a conjunct of *mince*; *grand, fort/ADV
+    et rapide*): the items after a comma are conjuncts of the first, as UD has them, so that they agree
+    as it does."""
+    by_id = {int(w["id"]): w for w in ws}
+    for index in range(1, len(ws)):
+        w, head = ws[index], by_id.get(int(ws[index]["head"] or 0))
+        if (relation(w["deprel"]) != "advmod" or w["upos"] not in ("ADJ", "ADV") or ws[index - 1]["form"] != ","
+                or head is None or not (head["upos"] == "ADJ" or (head["feats"] or {}).get("VerbForm") == "Part")
+                or ws.index(head) > index):
+            continue
+        last = [c for c in ws if c["head"] == w["id"] and relation(c["deprel"]) == "conj" and c["upos"] == "ADJ"
+                and any(g["head"] == c["id"] and relation(g["deprel"]) == "cc" for g in ws)]
+        if not last:
+            continue
+        w["deprel"] = "conj"
+        for c in last:
+            c["head"] = head["id"]
+
+
+def detached_adjectives(ws: list[dict]) -> None:
+    """Adjectives set off by commas after a noun (*Le voisin, fatigué et affamé, est rentré*) modify it,
+    where a parser made the first a conjunct of the noun (spaCy) and the next one after *et* a
+    "punct" of it: the first becomes the noun's amod, the next its conjunct."""
+    by_id = {int(w["id"]): w for w in ws}
+    for index in range(2, len(ws)):
+        w, head = ws[index], by_id.get(int(ws[index]["head"] or 0))
+        if (relation(w["deprel"]) != "conj" or head is None or head["upos"] != "NOUN"
+                or not (w["upos"] == "ADJ" or (w["feats"] or {}).get("VerbForm") == "Part")
+                or ws[index - 1]["form"] != "," or ws.index(head) != index - 2
+                or any(c["head"] == w["id"] and relation(c["deprel"]) in ("cc", "det", "nsubj") for c in ws)):
+            continue
+        w["deprel"] = "amod"
+        for c in ws:  # an item after et that a parser labelled punct (affamé/NOUN punct)
+            if (c["head"] == w["id"] and c["deprel"] == "punct" and c["upos"] != "PUNCT"
+                    and any(g["head"] == c["id"] and relation(g["deprel"]) == "cc" for g in ws)):
+                c["deprel"] = "conj"
+
+
 def conjuncts_of_modifiers(ws: list[dict]) -> None:
     """A conjunct of an adjectival modifier modifies the same noun (*un hombre alto y moreno*), as
     enhanced UD has it: it becomes an amod of that noun."""
@@ -202,6 +372,12 @@ def _below(node: dict, ancestor: dict, ws: list[dict]) -> bool:
             return True
         node, steps = by_id.get(int(node["head"] or 0)), steps + 1
     return False
+
+
+def relative_object(word: dict) -> bool:
+    """A relative pronoun that is its verb's object (spaCy: *que*/SCONJ obj, with no PronType)."""
+    return relation(word["deprel"]) == "obj" and (
+        is_relative_word(word) or (word["form"] or "").lower() in ("que", "qu'", "qu’"))
 
 
 def is_relative_word(word: dict) -> bool:

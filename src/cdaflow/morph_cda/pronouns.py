@@ -135,16 +135,19 @@ def pronoun_referents(
     (*La DeLorean ... elle sert*).
 
     A chain with no antecedent in the sentence (*Il démissionna*, *Elle a le statut de ville*) is
-    decided by the language file's ``pronoun_referents.bare``: "person" (Spanish, Italian: an overt
+    decided by the language file's ``pronoun_referents.bare`` (or the pronoun's own ``bare``: Italian
+    *esso*, *essa*, as often a thing as a person): "person" (Spanish, Italian: an overt
     pronoun names a person; a thing's subject goes unsaid), or "cues" (French, where *il* and *elle*
     are as often a town, a bridge or a company as a person): a person only where the sentence says so
     of one of its pronouns (:func:`person_cue`).
     """
     language = generator.language
     features: dict[int, tuple[str | None, str]] = {}
+    bare: dict[int, str] = {}  # each pronoun's own pronoun_referents.bare (it esso, essa: cues)
     for p in pronouns:
         match = language.pronoun(ws[p]["form"], ws[p]["deprel"] or "")
         features[p] = (match[1], match[0].number) if match else (None, "")
+        bare[p] = (match[0].bare if match else None) or language.bare_pronouns
     people: set[int] = set()
     chain_of: dict[int, int] = {}  # a pronoun with no antecedent noun -> the first pronoun of its chain
     for p in pronouns:
@@ -152,7 +155,8 @@ def pronoun_referents(
         if gender is None or (ws[p]["feats"] or {}).get("Person") in ("1", "2"):
             people.add(p)  # nous, vous, nosotras: the speaker's or addressee's gender, shown only by agreement
             continue
-        antecedent = _antecedent(p, ws, gender, number, features, gazetteer, language.bare_pronouns == "person")
+        antecedent = _antecedent(p, ws, gender, number, features, gazetteer, bare[p] == "person",
+                                 language.possessors_name_persons and ws[p]["deprel"] == "nmod:poss")
         if antecedent is None:
             chain_of[p] = p
         elif antecedent in features:  # an earlier pronoun: its referent
@@ -166,30 +170,61 @@ def pronoun_referents(
     for p, first in chain_of.items():
         chains.setdefault(first, []).append(p)
     for members in chains.values():
-        if language.bare_pronouns == "person" or any(person_cue(p, ws, gazetteer, generator) for p in members):
+        if all(bare[p] == "person" for p in members) or any(person_cue(p, ws, gazetteer, generator) for p in members):
             people.update(members)
-    return people
+    return {p for p in people if not _said_to_be_a_kept_noun(p, ws, features[p][0], gazetteer)}
+
+
+def _said_to_be_a_kept_noun(p: int, ws: Sequence[dict], gender: str | None, gazetteer: Gazetteer) -> bool:
+    """Whether pronoun `p` is the subject of a copula whose predicate is a noun phrase of its own gender
+    that the gazetteer does not pair, which keeps its gender (*él es el directivo blanco*: never *ella es
+    el directivo blanco*; *él es el problema* stays too): the pronoun keeps its own."""
+    head = next((w for w in ws if w["id"] == ws[p]["head"]), None)
+    if head is None or relation(ws[p]["deprel"]) != "nsubj" or head["upos"] != "NOUN" or gender is None:
+        return False
+    own = [relation(w["deprel"]) for w in ws if w["head"] == head["id"]]
+    return ("cop" in own and "det" in own and (head["feats"] or {}).get("Gender") == gender
+            and gazetteer.lookup(head) is None and not gazetteer.is_epicene(head))
 
 
 def _antecedent(
     p: int, ws: Sequence[dict], gender: str, number: str, pronouns: dict[int, tuple], gazetteer: Gazetteer,
-    persons_only: bool = False,
+    persons_only: bool = False, possessor: bool = False,
 ) -> int | None:
     """The antecedent of pronoun `p` (see :func:`pronoun_referents`): a noun's or an earlier
     pronoun's or a name's index, or None (none in the sentence). `persons_only`: a subject pronoun
     names a person (Spanish: a thing's subject goes unsaid), so only a person noun is its antecedent
-    (*el desencanto ... aunque él afirma*: the minister before it)."""
+    (*el desencanto ... aunque él afirma*: the minister before it). `possessor`: a possessor pronoun
+    whose antecedent is a person (he language file's ``possessors_name_persons``: השופטים ... לפי רמתם
+    past לדרגים), so a noun the gazetteer does not list and a name in an oblique are passed over."""
     subject = relation(ws[p]["deprel"]) in SUBJECT
     passes = ANTECEDENT_PASSES if subject else (None,)
+    # a possessor's: the words above it, whose thing or whose subject thing it may still name (העמותה
+    # מתעלמת מהסכמתה; תובענה שעילתה)
+    above: set = set()
+    by_id = {w["id"]: w for w in ws}
+    head = ws[p]["head"]
+    while possessor and head in by_id and head not in above:
+        above.add(head)
+        word, head = by_id[head], by_id[head]["head"]
+        if relation(word["deprel"]) == "conj" and head in by_id:
+            head = by_id[head]["head"]  # a coordinate is beside it, not above (לחו"ל עם חבריו)
     for relations in passes:
         for j in range(p - 1, -1, -1):
             w = ws[j]
             if relations is not None and relation(w["deprel"]) not in relations:
                 continue
+            if ws[p]["deprel"] == "nmod:poss" and w["id"] == ws[p]["head"]:
+                continue  # a possessor is not its own noun (he פתרונו = פתרון_ + _של_ + _הוא)
             if subject and (relations is None or persons_only) and w["upos"] == "NOUN" and not (
                     gazetteer.lookup(w) is not None or gazetteer.is_epicene(w)):
                 continue
             if subject and relations is None and w["upos"] != "NOUN" and j not in pronouns:
+                continue
+            if possessor and j not in pronouns and (
+                    (w["upos"] == "NOUN" and gazetteer.lookup(w) is None and not gazetteer.is_epicene(w)
+                     and w["id"] not in above and not (relation(w["deprel"]) in SUBJECT and w["head"] in above))
+                    or (w["upos"] == "PROPN" and relation(w["deprel"]) in ("obl", "iobj", "xcomp", "nmod"))):
                 continue
             if j in pronouns:
                 if pronouns[j][0] is not None and pronouns[j] == (gender, number):

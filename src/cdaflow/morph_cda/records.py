@@ -64,6 +64,47 @@ def as_written(sentences, held: dict[int, str]) -> Iterator:
         yield sentence
 
 
+# What ends a sentence: a piece of a line ending otherwise (spaCy's *Commentaire du président :* | *il
+# n'accepte pas*, *Annoncé hier matin--* | *dans les colonnes ...*) goes on in the next one.
+_SENTENCE_ENDS = (".", "!", "?", "…")
+_CLOSING = "»\"”’')]"
+
+
+def joined_at_weak_breaks(sentences) -> Iterator:
+    """The sentences of text input, where a parser cut a line's sentence at a colon, a dash or no
+    punctuation at all, joined again into one tree (as the parser module joins a re-parsed treebank
+    sentence: later roots a parataxis of the first): a pronoun after the cut finds its antecedent
+    before it, a participle its subject."""
+    from cdaflow.text.parsing import mark_line_end, merge_sentences
+
+    pending: list = []
+
+    def flush():
+        if len(pending) == 1:
+            yield pending[0]
+        elif pending:
+            text = "".join(p.metadata.get("text", "") + _gap_after(p) for p in pending[:-1])
+            text += pending[-1].metadata.get("text", "")
+            merged = merge_sentences(pending, {**pending[0].metadata, "text": text})
+            if ends_line(pending[-1]):
+                mark_line_end(merged)
+            yield merged
+        pending.clear()
+
+    def line(sentence) -> str | None:  # the <line> of sent_id <prefix>-<line>-<k>
+        parts = str(sentence.metadata.get("sent_id", "")).split("-")
+        return parts[1] if len(parts) == 3 else None
+
+    for sentence in sentences:
+        if pending and line(pending[-1]) != line(sentence):
+            yield from flush()
+        pending.append(sentence)
+        last = (words(sentence)[-1]["form"] or "").rstrip(_CLOSING) if words(sentence) else "."
+        if ends_line(sentence) or line(sentence) is None or last.endswith(_SENTENCE_ENDS):
+            yield from flush()
+    yield from flush()
+
+
 def counterfactuals(sentences, gazetteer, generator, options) -> Iterator[tuple[object, object]]:
     """(sentence, Counterfactual or None), in input order; one batched model call per chunk.
     `options` has the run's ``direction`` and ``batch_size`` (the command's arguments, the CDA tool)."""

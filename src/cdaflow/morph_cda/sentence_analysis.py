@@ -3,7 +3,7 @@ them (parts of speech, gender and number a parser left out or got wrong), and en
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -11,12 +11,18 @@ from cdaflow.io.conllu import Sentence, words
 from cdaflow.morph_cda.fixed_words import name_parts
 from cdaflow.morph_cda.hunspell import Hunspell, features_of, genderless
 from cdaflow.morph_cda.parse_repairs import (
+    attach_articles_of_adverbs,
     attach_detached_predicate,
     attach_headless_articles,
     attach_nouns_and_determiners,
     attach_postnominal_possessives,
     attach_prenominal_closed_class,
     conjuncts_of_modifiers,
+    coordinate_listed_predicates,
+    detached_adjectives,
+    gather_noun_phrase,
+    raise_participles_over_nouns,
+    relative_object,
     unhang_from_prefixes,
     uninvert_noun_phrases,
 )
@@ -35,6 +41,7 @@ class SentenceAnalyser:
         self.hunspell = hunspell  # the lexicon check (None: off)
         self._adjectives: frozenset[str] | None = None  # lemmas the reinflection lexicon has as ADJ
         self._adjective_forms: tuple[dict, dict] | None = None  # its ADJ forms' readings, its lemmas' forms
+        self._noun_forms: frozenset[str] | None = None  # forms it has as NOUN and never as ADJ
 
     def word_tag(self, word: dict) -> Tag:
         tag = tag_from_feats(word["feats"], self.inventory.features)
@@ -70,10 +77,31 @@ class SentenceAnalyser:
                 ws[index]["upos"] = "NOUN"
             if ws[index]["deprel"] == "expl:subj":  # spaCy's French personal il: a subject
                 ws[index]["deprel"] = "nsubj"
+            head = next((h for h in ws if h["id"] == ws[index]["head"]), None)
+            if (relation(ws[index]["deprel"]) in ("aux", "cop") and head is not None and head["upos"] in ("VERB", "AUX")
+                    and ws.index(head) > index):
+                # a small parser's slip (it: Essi/aux furono condannati): a person before a verb is its subject
+                passive = any(c["head"] == head["id"] and c["deprel"] == "aux:pass" for c in ws)
+                ws[index]["deprel"] = "nsubj:pass" if passive else "nsubj"
         nouns = set(nouns)
+        if self.language.object_clitics:
+            for w in ws:  # an object clitic (l'ho vista, le/DET ho invitate): a pronoun with its form's features
+                clitic = self.language.clitic_tag(w["form"] or "")
+                head = next((h for h in ws if h["id"] == w["head"]), None)
+                if (clitic is None or relation(w["deprel"]) != "obj" or head is None
+                        or head["upos"] not in ("VERB", "AUX") or int(head["id"]) < int(w["id"])):
+                    continue
+                w["upos"] = "PRON"
+                gender = clitic[0] or (head["feats"] or {}).get("Gender")  # l': the participle's
+                w["feats"] = {k: v for k, v in w["feats"].items() if k not in ("Gender", "Number", "Definite")}
+                w["feats"].update({"Number": clitic[1], **({"Gender": gender} if gender else {})})
         for w in ws:  # an adjective is no object: a predicative (spaCy: continúan conmocionados/obj)
             if w["upos"] == "ADJ" and w["deprel"] == "obj":
                 w["deprel"] = "xcomp"
+        if self.language.nouns_by_gazetteer:
+            raise_participles_over_nouns(ws)
+            for w in gather_noun_phrase(ws, nouns, self.language, self.noun_phrase_adjective):
+                self._as_adjective(w, None)
         attach_detached_predicate(ws)
         unhang_from_prefixes(ws, nouns, self.language.prefix_words)
         uninvert_noun_phrases(ws, nouns)
@@ -81,6 +109,17 @@ class SentenceAnalyser:
         attach_prenominal_closed_class(ws, nouns, self.language)
         attach_postnominal_possessives(ws, self.language)
         attach_headless_articles(ws, self.language)
+        attach_articles_of_adverbs(ws, self.language)
+        for w in ws:  # a be-participle under a noun or adjective is its copula (è stato/aux:pass ospite)
+            head = next((h for h in ws if h["id"] == w["head"]), None)
+            if (relation(w["deprel"]) == "aux" and w["feats"].get("VerbForm") == "Part" and head is not None
+                    and head["upos"] in ("NOUN", "ADJ", "PRON")
+                    and (w["lemma"] or "").lower() in self.language.be_lemmas):
+                w["deprel"] = "cop"
+        self._participles_taken_for_nouns(ws, nouns)
+        coordinate_listed_predicates(ws)
+        detached_adjectives(ws)
+        self._gerunds_after_nouns(ws)
         children: dict[int, list[dict]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), []).append(w)
@@ -93,7 +132,15 @@ class SentenceAnalyser:
                 self.language.full_form(w["form"].lower(), feats.get("Gender")))
             if known and w["upos"] == "PROPN":  # spaCy: a capitalised Aquél as a name
                 w["upos"] = "PRON"
-            if known and w["upos"] in ("DET", "PRON", "ADJ") and "Gender" not in feats:
+            if known and w["upos"] in ("VERB", "AUX") and self.language.nouns_by_gazetteer:
+                # a small parser's verb (it: è stata colei/VERB Part che ...): the paradigm's pronoun
+                w["upos"] = "PRON"
+                for name in ("VerbForm", "Tense", "Mood", "Person"):
+                    feats.pop(name, None)
+                feats["Gender"], feats["Number"] = known
+            if known and w["upos"] in ("DET", "PRON", "ADJ") and (
+                    "Gender" not in feats or (w["upos"] == "PRON" and feats.get("Number") != known[1])):
+                # (or a pronoun without its form's number, given its verb's later: spaCy's chacun)
                 feats["Gender"], feats["Number"] = known
             if (
                 w["upos"] == "DET" and "Gender" not in feats and relation(w["deprel"]) == "det"
@@ -117,6 +164,8 @@ class SentenceAnalyser:
                 or (w["upos"] in ("VERB", "ADV") and relation(w["deprel"]) == "amod" and feats.get("VerbForm") != "Part"
                     and head is not None and head["upos"] in ("NOUN", "PROPN"))
                 or self._predicative_slip(w, head, relations)
+                # a superlative's adjective taken for a pronoun (spaCy: est le plus drôle/PRON)
+                or (w["upos"] == "PRON" and {"cop", "det"} <= relations and self._dictionary_adjective(w["form"]))
             )
             if slip and index not in nouns:
                 self._as_adjective(w, head if relation(w["deprel"]) == "amod" else None)
@@ -125,7 +174,9 @@ class SentenceAnalyser:
             if (
                 w["upos"] == "NOUN"
                 and ws.index(w) not in nouns
-                and relation(w["deprel"]) in ("appos", "amod")
+                # or, after a small parser, its bare conjunct (it: Il nonno, stanco/NOUN conj e affamato)
+                and (relation(w["deprel"]) in ("appos", "amod")
+                     or (relation(w["deprel"]) == "conj" and self.language.nouns_by_gazetteer))
                 and head is not None
                 and ws.index(head) in nouns
                 and not {relation(c["deprel"]) for c in children.get(int(w["id"]), [])} & {"det", "case"}
@@ -139,12 +190,26 @@ class SentenceAnalyser:
             own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
             # or a passive's participle tagged a noun (it: è stato rieletto/NOUN)
             passive = any(c["deprel"] == "aux:pass" for c in children.get(int(w["id"]), []))
-            if w["upos"] in ("NOUN", "ADV") and index not in nouns and ("cop" in own or passive) and "det" not in own:
+            # or, after a small parser, a bare noun with a person noun for its subject and no verb (it: Ho
+            # trovato mio figlio/nsubj molto stanco/NOUN)
+            small_clause = self.language.nouns_by_gazetteer and "case" not in own and any(
+                relation(c["deprel"]) == "nsubj" and ws.index(c) in nouns for c in children.get(int(w["id"]), []))
+            if (w["upos"] in ("NOUN", "ADV") and index not in nouns and ("cop" in own or passive or small_clause)
+                    and "det" not in own):
                 coordinated = any(
                     relation(c["deprel"]) == "conj" and c["upos"] == "ADJ" for c in children.get(int(w["id"]), [])
                 )
-                if coordinated or self.gender_by_ending(w["form"].lower(), w["feats"]):
+                # not a noun the lexicon knows only as a noun, whose endings fit an adjective's (colpa, colpo)
+                if (coordinated or self.gender_by_ending(w["form"].lower(), w["feats"])) and not (
+                        self.language.nouns_by_gazetteer and self.attested_noun(w["form"].lower())):
                     self._as_adjective(w, None)
+        if self.language.nouns_by_gazetteer:
+            for w in ws:  # a bare adjective a small parser made the subject of the predicate adjective before it
+                head = by_id.get(int(w["head"] or 0))  # (it: Loro sono stanchi morti/nsubj): its conjunct
+                if (w["upos"] == "ADJ" and relation(w["deprel"]) == "nsubj" and head is not None and _agreeing(head)
+                        and ws.index(head) < ws.index(w)
+                        and not any(relation(c["deprel"]) == "det" for c in children.get(int(w["id"]), []))):
+                    w["deprel"] = "conj"
         self._repair_conjuncts(ws, children)
         for w in ws:
             if (w["upos"] == "ADJ" or w["feats"].get("VerbForm") == "Part") and "Gender" not in w["feats"]:
@@ -170,6 +235,90 @@ class SentenceAnalyser:
                 w["feats"].pop("Number", None)
         conjuncts_of_modifiers(ws)
         return ws
+
+    def attested_noun(self, form: str) -> bool:
+        """Whether the reinflection lexicon attests `form` as a noun and never as an adjective."""
+        lexicon = getattr(self.reinflector, "lexicon", None)
+        if lexicon is None:
+            return False
+        if self._noun_forms is None:
+            tags: dict[str, set[str]] = {}
+            for _lemma, upos, _feats, written, _count in lexicon.entries():
+                tags.setdefault(written, set()).add(upos)
+            self._noun_forms = frozenset(w for w, found in tags.items() if "NOUN" in found and "ADJ" not in found)
+        return form in self._noun_forms
+
+    def noun_phrase_adjective(self, w: dict) -> bool:
+        """A word that may be an adjective in a person noun's phrase (gather_noun_phrase): an adjective,
+        noun, verb that is no participle or adverb whose form the lexicon attests as an adjective or whose
+        ending shows a gender and number (:meth:`reading_by_ending`; not *teneva*/ADJ); without the
+        lexicon check, a word tagged an adjective."""
+        if w["upos"] == "ADJ" and self.hunspell is None:
+            return True
+        if w["upos"] not in ("ADJ", "NOUN", "VERB", "ADV") or (w["feats"] or {}).get("VerbForm") == "Part":
+            return False
+        form = (w["form"] or "").lower()
+        return bool(self.attested_adjective(form) or (self.hunspell is not None and self.reading_by_ending(form)))
+
+    def _participles_taken_for_nouns(self, ws: list[dict], nouns: Collection[int]) -> None:
+        """A bare noun right after a be-auxiliary, hung beside it on a word after them, that a dictionary
+        marking gender reads as a past participle is that participle, heading its clause (spaCy: *Ma
+        collègue est partie/NOUN tôt* with *collègue*, *est* and *partie* all on *tôt*; *La directrice
+        qui est partie était compétente*): it takes that word's place, with the dependents before it
+        (subject, auxiliary), and the word becomes its modifier, so that it agrees with its subject."""
+        if self.hunspell is None or not self.language.hunspell_marks_gender:
+            return
+        by_id = {int(w["id"]): w for w in ws}
+        for index in range(1, len(ws)):
+            w, auxiliary = ws[index], ws[index - 1]
+            head = by_id.get(int(w["head"] or 0))
+            if (index in nouns or w["upos"] != "NOUN" or auxiliary["upos"] != "AUX"
+                    or (auxiliary["lemma"] or "").lower() not in self.language.be_lemmas
+                    or head is None or auxiliary["head"] != w["head"] or ws.index(head) < index
+                    or any(c["head"] == w["id"] for c in ws)):
+                continue
+            form = (w["form"] or "").lower()
+            participle = [a for a in self.hunspell.analyses([form]).get(form, ()) if "po:ppas" in a]
+            if not participle:
+                continue
+            lemma = next((f[3:] for f in sorted(participle[0]) if f.startswith("st:")), w["lemma"])
+            w["upos"], w["lemma"] = "VERB", lemma
+            w["feats"] = {"Tense": "Past", "VerbForm": "Part", **features_of(participle, ("po:ppas",))}
+            w["head"], w["deprel"] = head["head"], head["deprel"]
+            for k in range(index):
+                if ws[k]["head"] == head["id"]:
+                    ws[k]["head"] = w["id"]
+            auxiliary["deprel"] = "aux"
+            head["head"], head["deprel"] = w["id"], "advmod" if head["upos"] == "ADV" else "xcomp"
+
+    def _gerunds_after_nouns(self, ws: list[dict]) -> None:
+        """A "gerund" with no dependents right after a noun, hung elsewhere, whose form is an
+        adjective's (the lexicon attests it, or its other gender's form is a word: *estupendo*,
+        *estupenda*; not *corriendo*) of the noun's gender modifies that noun (spaCy: *Un amigo
+        estupendo/VERB Ger csubj me ayudó*, the noun its subject): it becomes the noun's amod, which the
+        slips below make an adjective, and the noun takes its place."""
+        for index in range(1, len(ws)):
+            w, noun = ws[index], ws[index - 1]
+            if (w["upos"] != "VERB" or w["feats"].get("VerbForm") != "Ger" or noun["upos"] != "NOUN"
+                    or w["head"] == noun["id"] or any(c["head"] == w["id"] and c is not noun for c in ws)):
+                continue
+            form = (w["form"] or "").lower()
+            attested = self.attested_adjective(form)
+            gender = attested[1].get("Gender") if attested else self.gender_by_ending(form, w["feats"])
+            if not gender or gender != (noun["feats"] or {}).get("Gender", gender):
+                continue
+            if noun["head"] == w["id"]:  # the noun hung on it as its subject: the noun takes its place
+                rel = relation(w["deprel"])
+                noun["head"], noun["deprel"] = w["head"], "nsubj" if rel == "csubj" else w["deprel"]
+            w["head"], w["deprel"] = noun["id"], "amod"
+
+    def _dictionary_adjective(self, form: str) -> bool:
+        """Whether a dictionary that marks gender reads the form as an adjective and it is no closed-class
+        word of the language file (False without the lexicon check)."""
+        form = (form or "").lower()
+        if self.hunspell is None or not self.language.hunspell_marks_gender or self.language.paradigm_tag(form):
+            return False
+        return any("po:adj" in a for a in self.hunspell.analyses([form]).get(form, ()))
 
     def _predicative_slip(self, w: dict, head: dict | None, relations: set[str]) -> bool:
         """A predicate of a linking verb (xcomp: semblait inquiète, semblait fatiguée) that the
@@ -249,7 +398,8 @@ class SentenceAnalyser:
         stanca*/VERB), a conjunct of an adjective (*stanca ma contenta*/NOUN)."""
         by_id = {int(w["id"]): w for w in ws}
         for index, w in enumerate(ws):
-            if index + 1 in nouns and index not in nouns and w["upos"] in ("NOUN", "ADP", "ADV"):
+            if (index + 1 in nouns and index not in nouns and w["upos"] in ("NOUN", "ADP", "ADV")
+                    and (w["form"] or "").lower() not in self.language.fused):  # cogli: con + gli
                 # right before a person noun: an adjective in its alternate form (bei/NOUN, bell'/ADP bambini)
                 reading = self.reading_by_ending(self.language.full_form((w["form"] or "").lower(), None))
                 if reading:
@@ -267,9 +417,18 @@ class SentenceAnalyser:
                 rel == "det"
                 or ({"cop", "aux"} & own and ("nsubj" in own or finite_with_auxiliary) and "det" not in own)
                 or (rel == "conj" and head is not None and _agreeing(head))
+                # an adjective has no object: a bare word as its "object" is a conjunct (alto, magro/obj
+                # e biondo); a bare word completing a verb is its predicative (è tornato stanco/ADV)
+                or (rel == "obj" and head is not None and head["upos"] == "ADJ" and not own & {"det", "case"})
+                # a bare noun hung as a modifier of an adjective (siamo rimasti sorpresi/NOUN amod)
+                or (rel == "amod" and w["upos"] == "NOUN" and head is not None and _agreeing(head)
+                    and not own & {"det", "case"})
+                or (rel == "xcomp" and w["upos"] == "ADV" and head is not None and head["upos"] in ("VERB", "AUX"))
             )
             if not placed:
                 continue
+            if rel in ("obj", "amod") and head is not None and _agreeing(head) and w["upos"] == "NOUN":
+                w["deprel"] = "conj"  # agrees as the adjective does
             reading = self.reading_by_ending((w["form"] or "").lower())
             if reading:
                 self._as_adjective(w, None)
@@ -291,6 +450,21 @@ class SentenceAnalyser:
                 w["feats"]["Gender"], w["feats"]["Number"] = reading
                 if determiner and w["upos"] == "PROPN":
                     w["upos"] = "DET"  # a determiner is no name (names agree with nothing)
+            elif w["upos"] == "ADJ" and not determiner and self._two_form_adjective(form):
+                w["feats"].pop("Gender", None)  # popolari, brillanti: one form for both genders
+
+    def _two_form_adjective(self, form: str) -> bool:
+        """Whether `form` is a word of an adjective with one form per number for both genders (it
+        popolare/popolari, grande/grandi): it ends as a plural of the ``ending_paradigms`` (-e, -i), the
+        dictionary knows it, and none of the gendered singulars they would give it (popolaro, popolara;
+        not vittima, a singular's ending)."""
+        singular = set()  # the gendered singulars of the paradigms whose plural endings the form has (-i, -e)
+        for paradigm in self.language.ending_paradigms:
+            for (_, cell_number), ending in paradigm.items():
+                if cell_number == "Plur" and form.endswith(ending) and len(form) >= len(ending) + 2:
+                    stem = form[: len(form) - len(ending)]
+                    singular |= {stem + e for (_, number), e in paradigm.items() if number == "Sing"} - {form}
+        return bool(singular) and bool(self.hunspell.known({form})) and not self.hunspell.known(singular)
 
     def attested_adjective(self, form: str) -> tuple[str, dict[str, str]] | None:
         """(lemma, gender and number) of an adjective form the reinflection lexicon attests with one
@@ -337,6 +511,13 @@ class SentenceAnalyser:
         for w in targets:
             found = analyses[w["form"].lower()]
             marks = self.language.hunspell_marks_gender  # only such a dictionary tells participles apart
+            if marks and found and all("po:ppre" in a for a in found):
+                # known only as a present participle (Tweetant/ADJ): a verb form with no gender
+                w["upos"] = "VERB"
+                w["feats"].pop("Gender", None)
+                w["feats"].pop("Number", None)
+                w["feats"].update(VerbForm="Part", Tense="Pres")
+                continue
             if marks and w["upos"] == "VERB" and found and not any(a & {"po:ppas", "po:adj"} for a in found):
                 w["feats"].pop("Gender", None)
                 w["feats"].pop("Number", None)
@@ -347,6 +528,18 @@ class SentenceAnalyser:
                 if name in features:
                     w["feats"][name] = value
 
+    def adverbial(self, w: dict, heads: Mapping[int, dict]) -> bool:
+        """An adjective used as an invariable adverb under a verb that is no copula or linking verb (the
+        language file's ``adverbial_adjectives``: il sent bon, elle coûte cher)."""
+        if (w["form"] or "").lower() not in self.language.adverbial_adjectives:
+            return False
+        head = heads.get(int(w["head"] or 0))
+        lemma = (head.get("lemma") or "").lower() if head else ""
+        if not head or head["upos"] != "VERB" or lemma in self.language.be_lemmas | self.language.linking_verbs:
+            return False
+        reflexive = any(c["head"] == head["id"] and (c["feats"] or {}).get("Reflex") == "Yes" for c in heads.values())
+        return not (reflexive and lemma in self.language.reflexive_linking_verbs)  # il se sent bon: a linking verb
+
     def frozen(self, ws: Sequence[dict]) -> list[bool]:
         """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
         language's ``perfect_auxiliaries`` and no copula or passive auxiliary goes with it), and a
@@ -356,6 +549,7 @@ class SentenceAnalyser:
         children: dict[int, list[dict]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), []).append(w)
+        heads = {int(w["id"]): w for w in ws if isinstance(w["id"], int)}
         out = []
         for w in ws:
             if (w["upos"] == "PRON" and any(relation(c["deprel"]) == "cop" for c in children.get(int(w["id"]), []))
@@ -364,12 +558,14 @@ class SentenceAnalyser:
                 continue
             participle = (w["feats"] or {}).get("VerbForm") == "Part"
             if not participle:
-                out.append(False)
+                out.append(self.adverbial(w, heads))
                 continue
             if self.language.invariant_participle_of_aux and relation(w["deprel"]) == "aux":
                 out.append(True)
                 continue
-            auxiliaries = [c for c in children.get(int(w["id"]), []) if relation(c["deprel"]) in ("aux", "cop")]
+            # an auxiliary a parser left unlabelled counts too (spaCy: Nul employé n'a/AUX dep protesté)
+            auxiliaries = [c for c in children.get(int(w["id"]), []) if relation(c["deprel"]) in ("aux", "cop")
+                           or (c["upos"] == "AUX" and relation(c["deprel"]) == "dep")]
             if (w["feats"] or {}).get("Tense") == "Pres":
                 # a present participle (jouissant de) has no gender; after a copula it is an
                 # adjective (est souriante)
@@ -382,7 +578,14 @@ class SentenceAnalyser:
                 or (c["lemma"] or "").lower() in self.language.be_lemmas
                 for c in auxiliaries
             )
-            out.append(perfect and not be)
+            # (fr la cliente que j'ai servie: a relative object before it, the language file's switch)
+            agrees_with_relative = self.language.relative_object_agreement and any(
+                relative_object(c) and int(c["id"]) < int(w["id"]) for c in children.get(int(w["id"]), []))
+            # (it l'ho vista, le ho invitate: an object clitic before it, the language file's object_clitics)
+            agrees_with_clitic = any(
+                relation(c["deprel"]) == "obj" and int(c["id"]) < int(w["id"])
+                and self.language.clitic_tag(c["form"] or "") is not None for c in children.get(int(w["id"]), []))
+            out.append(perfect and not be and not agrees_with_relative and not agrees_with_clitic)
         return out
 
     def encode(self, sentence: Sentence, ws: list[dict] | None = None) -> EncodedSentence:

@@ -140,7 +140,9 @@ def surface(
     out_spaces: list[bool | str] = []
     i = 0
     while i < len(tokens):
-        if i + 1 < len(tokens) and (changed[i] or changed[i + 1]) and spaces[i]:
+        # (not a preposition whose contraction is optional: it con il stays apart, though col is read)
+        if (i + 1 < len(tokens) and (changed[i] or changed[i + 1]) and spaces[i]
+                and read_word(tokens[i]).lower() not in language.optional_contractions):
             joined = contract(language, [tokens[i], tokens[i + 1]])
             if joined:
                 out_tokens.append(joined)

@@ -91,6 +91,9 @@ class Pronoun:
     number: str
     role: str  # subject, other or any
     not_relations: frozenset[str]
+    # with no antecedent in the sentence: a person ("person") or only with a person cue ("cues"; it
+    # esso, essa: as often a thing); None: the language file's pronoun_referents.bare decides
+    bare: str | None = None
 
     @property
     def common(self) -> bool:
@@ -123,6 +126,8 @@ class Language:
     contractions: Mapping[tuple[str, str], str]  # (preposition, article) -> contracted
     alternations: tuple[Alternation, ...]
     be_lemmas: frozenset[str]
+    linking_verbs: frozenset[str]  # verbs whose adjective describes the subject (rester, devenir)
+    reflexive_linking_verbs: frozenset[str]  # the same, with a reflexive pronoun only (se sentir)
     perfect_auxiliaries: frozenset[str]
     invariant_participle_of_aux: bool
     baseline: tuple[frozenset[str], frozenset[str]]  # (controllers, targets)
@@ -137,14 +142,18 @@ class Language:
     multiword: Mapping[str, Any] = field(default_factory=dict)
     paradigms: tuple[Mapping[tuple[str, str], str], ...] = ()  # each: (gender, number) -> form
     invariable: frozenset[str] = frozenset()  # adjectives with one form for both genders (mejor)
+    adverbial_adjectives: frozenset[str] = frozenset()  # used as adverbs, invariable (sentir bon)
     name_titles: frozenset[str] = frozenset()  # words that make a proper name with the name after them (Santa)
     gender_endings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # number -> pairs
     # a noun whose counterpart depends on its sense: feminine -> (masculine with a possessor, without
     # one): femme -> (mari, homme), fille -> (fils, garçon)
     sense_counterparts: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # feminine -> adjective lemma before it -> the masculine without a possessor: fille -> petit -> garçon
+    sense_adjectives: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # a third-person pronoun with no antecedent in the sentence: "person" or "cues" (see the schema)
     bare_pronouns: str = "person"
     person_predicates: frozenset[str] = frozenset()  # lemmas only a person is the subject of
+    possessors_name_persons: bool = False  # he: a possessive suffix's antecedent is a person noun
     person_prepositions: frozenset[str] = frozenset()  # chez lui: a person
     predicate_markers: frozenset[str] = frozenset()  # travaille comme serveur
     # copula lemma -> predicates impersonal with a clause (être: important: il est important de partir)
@@ -152,9 +161,28 @@ class Language:
     no_person_after: frozenset[str] = frozenset()  # fr en: rédacteur en chef, en breton
     prefix_words: frozenset[str] = frozenset()  # ex: a word before a noun that a parser may make its head
     feminine_singular_things: frozenset[str] = frozenset()  # la policía: the force, not a person
+    no_one: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())  # he איש with לא: no one
+    # he: a noun's construct state: {relation, forms: {free: construct}, endings: [(regex, replacement)]}
+    construct_state: Mapping[str, Any] | None = None
+    thing_forms: frozenset[str] = frozenset()  # it conti: accounts (conto) far more often than counts (conte)
+    # es como un solo hombre: fixed expressions (lower-case word sequences) whose words never change
+    fixed_phrases: tuple[tuple[str, ...], ...] = ()
+    another_words: frozenset[str] = frozenset()  # es otro: un virus o cualquier otro invasor (a thing)
+    body_nouns: frozenset[str] = frozenset()  # it la Camera dei rappresentanti: a body, not its members
+    optional_contractions: frozenset[str] = frozenset()  # it con: col is read, con il is not joined
+    # third-person object clitics, (gender, number) -> form (it lo, la, li, le): a perfect's participle
+    # agrees with one before it (l'ho vista), and both change with the clitic's antecedent
+    object_clitics: Mapping[tuple[str, str], str] = field(default_factory=dict)
     team_complements: frozenset[str] = frozenset()  # el campeón de Liga: a team, not a person
     impersonal_through: frozenset[str] = frozenset()  # verbs whose infinitive decides (il devrait y avoir)
     complete_agreement: bool = False  # after the MRF, plain agreement rules change what it left (cda.py)
+    relative_object_agreement: bool = False  # fr la cliente que j'ai servie: a perfect's participle agrees
+    finite_verbs_agree: bool = False  # a finite verb shows its subject's gender (he כתב, כתבה)
+    lexicon: str = "hunspell"  # the lexicon check's dictionaries: hunspell, or hspell (he)
+    gender_endings_first: bool = False  # the lexicon check tries gender_endings' swaps before the reinflector's
+    # a small parser's person nouns by the gazetteer: a listed word tagged otherwise after a determiner is
+    # a noun, and its noun phrase is gathered under it (interventions.py, parse_repairs.gather_noun_phrase)
+    nouns_by_gazetteer: bool = False
     # endings of an adjective's four forms, each (gender, number) -> ending: it o/a/i/e, co/ca/chi/che
     ending_paradigms: tuple[Mapping[tuple[str, str], str], ...] = ()
 
@@ -218,6 +246,18 @@ class Language:
     def _paradigm_of(self) -> Mapping[str, Mapping[tuple[str, str], str]]:
         return {form: paradigm for paradigm in self.paradigms for form in paradigm.values()}
 
+    def clitic_tag(self, form: str) -> tuple[str | None, str] | None:
+        """(gender, number) of an object clitic of the language file's ``object_clitics``, its elided
+        form (it l') with no gender and the singular; None for another word."""
+        form = form.lower()
+        cells = [cell for cell, f in self.object_clitics.items() if f == form]
+        if len(cells) == 1:
+            return cells[0]
+        if self.object_clitics and any(self.alternate(f, g, "a") == form for (g, n), f in self.object_clitics.items()
+                                       if n == "Sing" and f != form):
+            return None, "Sing"  # l': lo or la before a vowel
+        return None
+
     def paradigm_tag(self, form: str) -> tuple[str, str] | None:
         """(gender, number) of a closed-class form its paradigm gives one cell (*mon*: Masc Sing)."""
         paradigm = self._paradigm_of.get(form.lower())
@@ -249,6 +289,11 @@ class Language:
             old, new = (masc, fem) if old_gender == "Masc" else (fem, masc)
             if form.endswith(old) and len(form) > len(old):
                 candidate = form[: len(form) - len(old)] + new
+                finals = self.multiword.get("final_letters")
+                if finals:  # letters written otherwise at a word's end (he עייפה -> עייף, not עייפ)
+                    from cdaflow.text.hebrew import spell_final_letters
+
+                    candidate = spell_final_letters(candidate, finals)
                 if candidate not in out and candidate != form:
                     out.append(candidate)
         return out
@@ -364,6 +409,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
             number=spec["number"],
             role=spec.get("role", "any"),
             not_relations=frozenset(spec.get("not_relations", [])),
+            bare=spec.get("bare"),
         )
         for spec in data.get("pronouns", [])
     )
@@ -390,9 +436,16 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         },
         alternations=alternations,
         be_lemmas=frozenset(data["be_lemmas"]),
+        linking_verbs=frozenset(data.get("linking_verbs", [])),
+        reflexive_linking_verbs=frozenset(data.get("reflexive_linking_verbs", [])),
         perfect_auxiliaries=frozenset(data.get("perfect_auxiliaries", [])),
         invariant_participle_of_aux=bool(data.get("invariant_participle_of_aux", True)),
+        relative_object_agreement=bool(data.get("relative_object_agreement", False)),
         complete_agreement=bool(data.get("complete_agreement", False)),
+        finite_verbs_agree=bool(data.get("finite_verbs_agree", False)),
+        lexicon=str(data.get("lexicon", "hunspell")),
+        gender_endings_first=bool(data.get("gender_endings_first", False)),
+        nouns_by_gazetteer=bool(data.get("nouns_by_gazetteer", False)),
         ending_paradigms=tuple(
             {tags(cell)[0]: ending for cell, ending in paradigm.items()}
             for paradigm in data.get("ending_paradigms", [])
@@ -411,6 +464,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         agent_endings=tuple(data.get("agent_endings", [])),
         multiword=dict(data.get("multiword", {})),
         invariable=frozenset(w.lower() for w in data.get("invariable", [])),
+        adverbial_adjectives=frozenset(w.lower() for w in data.get("adverbial_adjectives", [])),
         name_titles=frozenset(w.lower() for w in data.get("name_titles", [])),
         paradigms=tuple(
             {tags(cell)[0]: form.lower() for cell, form in paradigm.items()} for paradigm in data.get("paradigms", [])
@@ -421,14 +475,31 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         no_person_after=frozenset(w.lower() for w in data.get("no_person_after", [])),
         prefix_words=frozenset(w.lower() for w in data.get("prefix_words", [])),
         feminine_singular_things=frozenset(w.lower() for w in data.get("feminine_singular_things", [])),
+        thing_forms=frozenset(w.lower() for w in data.get("thing_forms", [])),
+        fixed_phrases=tuple(tuple(str(p).lower().split()) for p in data.get("fixed_phrases", []) if str(p).split()),
+        another_words=frozenset(w.lower() for w in data.get("another_words", [])),
+        construct_state={"relation": data["construct_state"]["relation"],
+                         "forms": dict(data["construct_state"].get("forms") or {}),
+                         "endings": [tuple(pair) for pair in data["construct_state"].get("endings", [])]}
+        if data.get("construct_state") else None,
+        no_one=(frozenset(w.lower() for w in (data.get("no_one") or {}).get("words", [])),
+                frozenset(w.lower() for w in (data.get("no_one") or {}).get("negations", []))),
+        body_nouns=frozenset(w.lower() for w in data.get("body_nouns", [])),
+        optional_contractions=frozenset(w.lower() for w in data.get("optional_contractions", [])),
+        object_clitics={tags(cell)[0]: form.lower() for cell, form in (data.get("object_clitics") or {}).items()},
         team_complements=frozenset(w.lower() for w in data.get("team_complements", [])),
         bare_pronouns=referents.get("bare", "person"),
         person_predicates=frozenset(w.lower() for w in referents.get("person_predicates", [])),
+        possessors_name_persons=bool(referents.get("possessors_name_persons", False)),
         person_prepositions=frozenset(w.lower() for w in referents.get("person_prepositions", [])),
         predicate_markers=frozenset(w.lower() for w in referents.get("predicate_markers", [])),
         sense_counterparts={
             str(f).lower(): (str(m["possessed"]).lower(), str(m["otherwise"]).lower())
             for f, m in (data.get("sense_counterparts") or {}).items()
+        },
+        sense_adjectives={
+            str(f).lower(): {str(a).lower(): str(m).lower() for a, m in (s.get("after_adjectives") or {}).items()}
+            for f, s in (data.get("sense_counterparts") or {}).items() if s.get("after_adjectives")
         },
     )
 
