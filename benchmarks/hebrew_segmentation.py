@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         print(f"no treebank files given and none at {HTB}", file=sys.stderr)
         return 1
-    from cdaflow.text.hebrew import Segmenter, hspell_missing
+    from cdaflow.text.hebrew import Segmenter
+    from cdaflow.text.hspell import hspell_missing
 
     problem = hspell_missing()
     if problem:

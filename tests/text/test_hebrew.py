@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from cdaflow.text import language as languages
-from cdaflow.text.hebrew import Reading, choose, hspell_missing, spell_final_letters
+from cdaflow.text.hebrew import choose, spell_final_letters
+from cdaflow.text.hspell import Reading, hspell_missing
 
 ROOT = Path(__file__).resolve().parents[2]
 HTB_TEST = ROOT.parent / "shared" / "data" / "ud-treebanks-v2.2" / "UD_Hebrew-HTB" / "he_htb-ud-test.conllu"
@@ -100,6 +101,33 @@ def test_choice_rules_without_hspell():
     infinitive = Reading("ול", "היות", (("היה", ("פ", "מקור")),))
     assert choose([infinitive], "ל") == Reading("ו", "להיות", infinitive.analyses)  # ל stays on the infinitive
     assert choose([Reading("ל", "היות", infinitive.analyses)], "ל") is None
+
+
+def test_a_relative_after_a_comma_or_a_noun_is_split_off():
+    # השחקן, שחזר: ש + חזר, not the whole verb "restored"; השכן שגר: ש + גר
+    restored = Reading("", "שחזר", (("שחזר", ("פ", "ז", "3", "יחיד", "עבר")),))
+    returned = Reading("ש", "חזר", (("חזר", ("פ", "ז", "3", "יחיד", "עבר")),))
+    assert choose([restored, returned]) is None
+    assert choose([restored, returned], "ל", "ה", frozenset({"ש", "כש"})) == returned
+    launch = Reading("", "שגר", (("שגר", ("ע", "ז", "יחיד")),))
+    lives = Reading("ש", "גר", (("גר", ("פ", "ז", "3", "יחיד", "עבר")), ("גר", ("פ", "ז", "יחיד", "הווה"))))
+    assert choose([launch, lives], "ל", "ה", frozenset({"ש"})) is None  # after a comma: a whole noun stays
+    assert choose([launch, lives], "ל", "ה", frozenset({"ש"}), frozenset({("Masc", "Sing")})) == lives
+    assert choose([launch, lives], "ל", "ה", frozenset({"ש"}), frozenset({("Fem", "Plur")})) is None
+    # הילדה שמחה: the whole word agrees with the noun, it stays
+    glad = Reading("", "שמחה", (("שמח", ("פ", "נ", "3", "יחיד", "עבר")), ("שמחה", ("ע", "נ", "יחיד"))))
+    wiped = Reading("ש", "מחה", (("מחה", ("פ", "ז", "3", "יחיד", "עבר")),))
+    assert choose([glad, wiped], "ל", "ה", frozenset({"ש"}), frozenset({("Fem", "Sing")})) is None
+
+
+def test_a_possessed_noun_beats_a_prefix_on_a_function_word():
+    # לבם: "their heart" (לב + ם), not ל + בם ("in them")
+    heart = Reading("", "לבם", (("לב", ("ע", "ז", "יחיד", "כינוי/ז", "3", "רבים")),))
+    assert choose([heart, Reading("ל", "בם", (("בי", ("x",)),))], "ל", "ה") is None
+    # a stem with a content reading still splits off (שהייתה = ש + הייתה)
+    stay = Reading("", "שהייתה", (("שהייה", ("ע", "נ", "יחיד", "כינוי/נ", "3", "יחיד")),))
+    was = Reading("ש", "הייתה", (("היה", ("פ", "נ", "3", "יחיד", "עבר")),))
+    assert choose([stay, was], "ל", "ה") == was
 
 
 def test_hspell_corrects_a_small_parsers_guesses():
@@ -223,3 +251,19 @@ class _Stdin:
         import io
 
         return getattr(io.TextIOWrapper(self.buffer, encoding="utf-8"), name)
+
+
+def test_a_participle_hspell_knows_only_as_a_past_verb_is_finite():
+    from cdaflow.text.hebrew import _correct_tags
+
+    # ושמחו: the parser's participle; hspell: the past plural of both genders (or an imperative)
+    glad = {"form": "שמחו", "upos": "VERB", "xpos": None,
+            "feats": {"Gender": "Masc", "Number": "Plur", "Person": "1,2,3", "VerbForm": "Part"}}
+    _correct_tags(glad, [("שמח", ("פ", "ז", "2", "רבים", "ציווי")), ("שמח", ("פ", "ז", "3", "רבים", "עבר")),
+                         ("שמח", ("פ", "נ", "3", "רבים", "עבר"))])
+    assert glad["feats"]["Tense"] == "Past" and "VerbForm" not in glad["feats"]
+    assert glad["feats"]["Person"] == "3"
+    # a participle hspell reads as one stays
+    works = {"form": "עובד", "upos": "VERB", "xpos": None, "feats": {"Number": "Sing", "VerbForm": "Part"}}
+    _correct_tags(works, [("עבד", ("פ", "ז", "יחיד", "הווה")), ("עובד", ("פ", "ז", "3", "יחיד", "עבר"))])
+    assert works["feats"]["VerbForm"] == "Part"

@@ -20,206 +20,63 @@ writes apart (*שלו* = *של_* + *_הוא*) and the prefix units, cut longest 
 or participle (*בבית הגדול* = *ב ה_ בית ה גדול*: Hebrew marks definiteness on the noun and its
 adjective alike); alone it cannot be seen (*בבית* is "in a house" or "in the house"). Word-level
 agreement with HTB's own segmentation on the UD sample (``python benchmarks/hebrew_segmentation.py``):
-dev 91.3 % (the rules were tuned on it), test 91.7 % (no split at all: 70.1 %, 67.7 %). Not done:
-possessive suffixes on nouns (*אחיו* = *אח_ _של_ _הוא*) and names hspell does not know (*באיובה*)
-stay whole; a pointed word (niqqud) is kept whole.
+dev 92.3 % (the rules were tuned on it), test 92.6 % (no split at all: 70.1 %, 67.7 %). A noun that
+hspell reads only with a third-person possessive suffix is split as HTB splits it (*מעמדם* = *מעמד_ _של_
+_הם*; :func:`_possessor`), so that the suffix's pronoun changes with its antecedent and the suffix is
+rebuilt (*במעמדן*). Not done: names hspell does not know (*באיובה*) stay whole; a pointed word (niqqud)
+is kept whole.
 
 **Tags.** The parser (rule morph_cda_parser, trained on the sample's 975 sentences: 92.6 % UPOS, 73 %
 LAS on its held-out tenth) guesses at words it has not seen; the prefix units take the tags HTB gives
 them, and a content word's part of speech, gender and number are checked against hspell's analyses
-(:func:`_correct_tags`).
+(:func:`_correct_tags`). A clause's subject, adjectives, copula and predicate, and a relative clause
+right after a noun, are found again by the article and hspell's readings where the parser lost them
+(:func:`cdaflow.text.hebrew_clauses.repair_clauses`).
 
-**One process.** As for Hunspell (:mod:`cdaflow.morph_cda.hunspell`), one ``stdbuf -oL hspell -l``
-process answers every batch: the words go in one a line (ISO-8859-8, hspell's only encoding),
-then a sentinel word, and the output is read until the sentinel's block has come back. The output
-is decoded line by line, bytes ISO-8859-8 lacks replaced; a word's block is found by its header
-(prefix + word spell the word again), not by counting. Analyses are cached.
+**Modules.** hspell itself (one long-lived process, its analyses, the lexicon check's fields) is
+:mod:`cdaflow.text.hspell`; the clause repairs are :mod:`cdaflow.text.hebrew_clauses`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import select
-import shutil
-import subprocess
-import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cdaflow.io.processes import end_process
+from cdaflow.text.hebrew_clauses import repair_clauses
+from cdaflow.text.hspell import (
+    HEBREW_LETTERS,
+    HEBREW_WORD,
+    HSPELL_GENDER,
+    HSPELL_NUMBER,
+    HSPELL_POS,
+    SUFFIX_PRONOUNS,
+    Hspell,
+    Reading,
+    gender_number,
+    has_possessive_suffix,
+    hspell_missing,
+    own_features,
+)
 
 __all__ = [
-    "HSPELL_INSTALL",
     "HebrewParser",
-    "Hspell",
     "Segment",
     "Segmenter",
-    "hspell_missing",
     "spell_final_letters",
 ]
 
-HSPELL_INSTALL = "apt-get install hspell"
-_ENCODING = "iso-8859-8"
-_WHOLE = "מילה חוקית: "
-_SPLIT = "צירוף חוקי: "
-# Sent after each batch: it starts with no prefix letter, so hspell prints one block for it, the
-# same each time; a real word equal to it is never sent (nothing to split; a function word, so no
-# tag to check).
-_SENTINEL = "עם"
-_LETTER = "\u05d0-\u05ea"
 # Surface tokens of a line: a Hebrew word (acronyms ארה"ב, geresh ג'ורג'), prefix letters glued to a
 # number (ב50), a number, a Latin word, an ellipsis, else one character.
 # niqqud and cantillation marks (not the maqaf ־, paseq, sof pasuq): part of the word they sit on. A
 # pointed word is kept whole: hspell reads unpointed text only
 _MARKS = "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
 _TOKEN = re.compile(
-    rf"[{_LETTER}]*\d+(?:[.,:/]\d+)*|[{_LETTER}][{_LETTER}{_MARKS}]*(?:[\"'\u05f3\u05f4][{_LETTER}][{_LETTER}{_MARKS}]*)*[\u05f3']?"
+    rf"[{HEBREW_LETTERS}]*\d+(?:[.,:/]\d+)*|[{HEBREW_LETTERS}][{HEBREW_LETTERS}{_MARKS}]*(?:[\"'\u05f3\u05f4][{HEBREW_LETTERS}][{HEBREW_LETTERS}{_MARKS}]*)*[\u05f3']?"
     r"|[A-Za-z]+|\.\.\.|\S"
 )
-_HEBREW_WORD = re.compile(rf"[{_LETTER}]+(?:[\"'\u05f3\u05f4][{_LETTER}]+)*[\u05f3']?")
-_ANALYSIS = re.compile(r"^\t(?P<lemma>[^(]*)\((?P<features>[^)]*)\)")
-
-
-def hspell_missing(command: str = "hspell") -> str | None:
-    """One line saying what to install when ``hspell`` (or ``stdbuf``) is missing, else None."""
-    if shutil.which(command) is None:
-        return f"Hebrew raw text is segmented with hspell, which is not installed: {HSPELL_INSTALL}"
-    if shutil.which("stdbuf") is None:
-        return "Hebrew raw text needs stdbuf (coreutils) to read hspell through a pipe"
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# hspell
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One way hspell reads a word: `prefix` ('' for the whole word) + `stem`, with its analyses
-    as (lemma, features) pairs, e.g. ("בית", ("ע", "ז", "יחיד"))."""
-
-    prefix: str
-    stem: str
-    analyses: tuple[tuple[str, tuple[str, ...]], ...]
-
-
-class Hspell:
-    """Readings of Hebrew words from one long-lived ``hspell -l`` process (cached)."""
-
-    def __init__(self, command: str = "hspell", timeout: float = 30.0, cache_size: int = 200_000):
-        problem = hspell_missing(command)
-        if problem:
-            raise FileNotFoundError(problem)
-        self.command = command
-        self.timeout = timeout
-        self.cache_size = cache_size
-        self._cache: dict[str, tuple[Reading, ...]] = {}
-        self._process: subprocess.Popen | None = None
-        self._sentinel_block: bytes | None = None
-
-    def readings(self, words: Iterable[str]) -> dict[str, tuple[Reading, ...]]:
-        """{word: its readings} (empty for a word hspell does not know); one exchange for the
-        words not cached."""
-        wanted = list(dict.fromkeys(words))
-        missing = [w for w in wanted if w not in self._cache and w != _SENTINEL]
-        if missing:
-            found = _parse_output(self._exchange([_for_hspell(w) for w in missing]))
-            for word in missing:
-                self._cache[word] = found.get(_for_hspell(word), ())
-            if len(self._cache) > self.cache_size:
-                self._cache.clear()
-                self._cache.update({w: found.get(_for_hspell(w), ()) for w in missing})
-        return {w: self._cache.get(w, ()) for w in wanted}
-
-    def _start(self) -> None:
-        argv = ["stdbuf", "-oL", self.command, "-l"]
-        # The sentinel's block, once, from a process of its own that reads to the end.
-        alone = subprocess.run([self.command, "-l"], input=(_SENTINEL + "\n").encode(_ENCODING),
-                               capture_output=True, timeout=self.timeout, check=False)
-        block = alone.stdout.split(_SPLIT.encode(_ENCODING))[0]  # not its spelling-errors list
-        block = block.split("\n\u05e9\u05d2\u05d9\u05d0\u05d5\u05ea".encode(_ENCODING))[0]
-        if not block.startswith(_WHOLE.encode(_ENCODING)):
-            raise RuntimeError(f"hspell -l gave no reading for {_SENTINEL!r}: {alone.stdout[:200]!r}")
-        self._sentinel_block = block if block.endswith(b"\n") else block + b"\n"
-        self._process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, bufsize=0)
-        os.set_blocking(self._process.stdin.fileno(), False)
-        self._finalizer = weakref.finalize(self, end_process, self._process)
-
-    def _exchange(self, words: Sequence[str]) -> bytes:
-        if self._process is None or self._process.poll() is not None:
-            self._start()
-        assert self._process is not None and self._sentinel_block is not None
-        payload = memoryview("".join(w + "\n" for w in [*words, _SENTINEL]).encode(_ENCODING, "replace"))
-        stdin, stdout = self._process.stdin.fileno(), self._process.stdout.fileno()
-        out = bytearray()
-        while True:
-            ready, writable, _ = select.select([stdout], [stdin] if payload else [], [], self.timeout)
-            if not ready and not writable:
-                self.close()
-                raise RuntimeError(f"hspell gave no answer for {self.timeout:.0f} s")
-            if writable:
-                try:
-                    payload = payload[os.write(stdin, payload[:65536]):]
-                except BlockingIOError:
-                    pass
-            if ready:
-                data = os.read(stdout, 1 << 16)
-                if not data:
-                    self.close()
-                    raise RuntimeError("hspell ended before it answered")
-                out += data
-                if out.endswith(self._sentinel_block) and (
-                    len(out) == len(self._sentinel_block) or out[-len(self._sentinel_block) - 1:][:1] in (b"\n",)
-                ):
-                    return bytes(out[: -len(self._sentinel_block)])
-
-    def close(self) -> None:
-        if self._process is not None:
-            self._finalizer()
-            self._process = None
-
-    def __getstate__(self) -> dict:  # a copy (a spaCy worker) starts its own process
-        state = self.__dict__.copy()
-        state.update(_process=None, _finalizer=None)
-        return state
-
-
-def _for_hspell(word: str) -> str:
-    # hspell reads ASCII geresh and gershayim only
-    return word.replace("\u05f4", '"').replace("\u05f3", "'")
-
-
-def _parse_output(raw: bytes) -> dict[str, tuple[Reading, ...]]:
-    """{word as sent: its readings}: each header line names its word (prefix + stem)."""
-    found: dict[str, list[Reading]] = {}
-    current: tuple[str, str, list] | None = None
-
-    def close() -> None:
-        if current is not None:
-            prefix, stem, analyses = current
-            found.setdefault(prefix + stem, []).append(Reading(prefix, stem, tuple(analyses)))
-
-    for line_bytes in raw.split(b"\n"):
-        line = line_bytes.decode(_ENCODING, "replace")
-        if line.startswith(_WHOLE):
-            close()
-            current = ("", line[len(_WHOLE):].strip(), [])
-        elif line.startswith(_SPLIT):
-            close()
-            prefix, _, stem = line[len(_SPLIT):].strip().partition("+")
-            current = (prefix, stem, [])
-        elif current is not None and (match := _ANALYSIS.match(line)):
-            current[2].append((match["lemma"], tuple(match["features"].split(","))))
-    close()
-    return {word: tuple(readings) for word, readings in found.items()}
-
-
-# ---------------------------------------------------------------------------------------------
-# segmentation
-
 
 @dataclass(frozen=True)
 class Segment:
@@ -229,8 +86,9 @@ class Segment:
     words: tuple[str, ...]
     space_after: bool = True
     prefixes: int = 0  # how many of the words are prefix units (ו, ב, ה_ ...)
-    # hspell's analyses of the last word (the word after the prefixes), as (lemma, features)
+    # hspell's analyses of the content word (the word after the prefixes), as (lemma, features)
     analyses: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    suffixes: int = 0  # words after the content word: a possessive suffix's _של_ and pronoun (מעמדם)
 
 
 @dataclass(frozen=True)
@@ -245,6 +103,8 @@ class HebrewFacts:
     whole_words: frozenset[str] = frozenset()  # kept whole though hspell splits them (ביותר)
     infinitive_prefix: str = ""  # ל of להיות: an infinitive keeps it
     pronoun_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # שלו -> (של_, _הוא)
+    possessors: frozenset[str] = frozenset()  # multiword.possessive_suffixes' pronouns (_הוא, _הם ...)
+    closed_class: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # paradigms: אינם -> (Masc, Plur)
     prefix_tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ב -> (ADP,)
 
     @classmethod
@@ -264,6 +124,9 @@ class HebrewFacts:
             whole_words=frozenset(segmentation.get("whole_words") or ()),
             infinitive_prefix=segmentation.get("infinitive_prefix") or "",
             prefix_tags={unit: tuple(tags) for unit, tags in (segmentation.get("prefix_tags") or {}).items()},
+            possessors=frozenset(multiword.get("possessive_suffixes") or ()),
+            closed_class={form: tag for paradigm in language.paradigms for form in paradigm.values()
+                          if (tag := language.paradigm_tag(form))},
             pronoun_words={
                 word: (first or word, pronoun)
                 for first, words in (segmentation.get("pronoun_words") or {}).items()
@@ -278,10 +141,6 @@ def _verb_only(analyses: Sequence[tuple[str, tuple[str, ...]]]) -> bool:
     return bool(analyses) and all(features[:1] == ("פ",) for _, features in analyses)
 
 
-def _possessed(features: tuple[str, ...]) -> bool:
-    return any(feature.startswith("כינוי") for feature in features)
-
-
 def _infinitive(analyses: Sequence[tuple[str, tuple[str, ...]]]) -> bool:
     return any("מקור" in features for _, features in analyses)
 
@@ -290,8 +149,15 @@ def _noun_or_adjective(analyses: Sequence[tuple[str, tuple[str, ...]]]) -> bool:
     return any(features[:1] in (("ע",), ("ת",)) for _, features in analyses)
 
 
-def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: str = "") -> Reading | None:
+def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: str = "",
+           relativizers: frozenset[str] = frozenset(), noun: frozenset = frozenset()) -> Reading | None:
     """The reading the segmenter follows (None: the word stays whole).
+
+    After a comma (`relativizers`: the subordinating prefixes, ש and כש, there), the relativizer + a
+    verb of the third person or the present opens a relative clause on the noun before it (השחקן, שחזר
+    = ש + חזר, not the verb "restored"): it beats a whole word that hspell reads only as a verb. Right
+    after a noun (`noun`: its (gender, number) readings) it does where the verb agrees with the noun
+    and no verb or adjective reading of the whole word does (השכן שגר = ש + גר; הילדה שמחה stays).
 
     The article + a noun or adjective (הזרים = ה + זרים, השכנה = ה + שכנה); else the whole word when
     hspell knows it; else the split with the shortest prefix. An infinitive keeps
@@ -300,7 +166,7 @@ def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: st
     """
     # a whole word read only with a possessive suffix (שהייתה: "her stay") is no word of its own to
     # HTB, which splits the suffix off too: beside a prefix split (ש + הייתה) it does not count
-    whole = [r for r in readings if not r.prefix and not all(_possessed(f) for _, f in r.analyses)]
+    whole = [r for r in readings if not r.prefix and not all(has_possessive_suffix(f) for _, f in r.analyses)]
     splits = [r for r in readings if r.prefix and r.stem]
     if infinitive_prefix:
         kept = []
@@ -315,12 +181,36 @@ def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: st
         splits = kept
     if not splits:
         return None
+    # ... but beside a split whose stem is only a function word it does (לבם: "their heart", not ל + בם)
+    if any(not r.prefix and r.analyses and all(f[:1] == ("ע",) and has_possessive_suffix(f) for _, f in r.analyses)
+           for r in readings) and all(
+            all(f[:1] == ("x",) for _, f in r.analyses) for r in splits):
+        return None
+    relative = [r for r in splits if r.prefix in relativizers and any(
+        f[:1] == ("פ",) and ("הווה" in f or ("3" in f and {"עבר", "עתיד"} & set(f))) for _, f in r.analyses)]
+    if noun:
+        def agreeing(r):
+            return any(gender_number(f) in noun for _, f in r.analyses if f[:1] == ("ת",) or (f[:1] == ("פ",) and (
+                "הווה" in f or ("3" in f and {"עבר", "עתיד"} & set(f)))) and "סמיכות" not in f)
+        relative = [r for r in relative if agreeing(r)] if not any(agreeing(r) for r in whole) else []
+    elif any(_noun_or_adjective(r.analyses) for r in whole):  # after a comma: שחורים, שמחה stay whole
+        relative = []
+    if relative:
+        return min(relative, key=lambda r: len(r.prefix))
     # the article + a noun or adjective beats a whole word hspell also knows (השכנה = ה + שכנה, not
     # the rare noun "housing"); a bare construct-state reading is not definite
     definite = [r for r in splits if article and r.prefix == article and _noun_or_adjective(r.analyses)
                 and not (len(r.analyses) == 1 and r.analyses[0][1][-1:] == ("סמיכות",))]
     if whole and definite:
         return definite[0]
+    # the same after ו, ש, כש where the word without the article is only an imperative: והשקט = ו + ה +
+    # שקט, not ו + השקט ("calm!"); a past verb stays (והזמין)
+    for r in splits:
+        base = r.prefix[: -len(article)] if article and r.prefix.endswith(article) else None
+        if base and _noun_or_adjective(r.analyses) and not all(f[-1:] == ("סמיכות",) for _, f in r.analyses):
+            shorter = [o for o in splits if o.prefix == base]
+            if shorter and all(_verb_only(o.analyses) and all("ציווי" in f for _, f in o.analyses) for o in shorter):
+                return r
     # a whole word hspell knows only as a verb, beside the article + something else (הזרים, התיכון:
     # hif'il forms); with other prefixes the verb stays (שמעתי is not ש + מעתי)
     if whole and not (all(_verb_only(r.analyses) for r in whole)
@@ -351,7 +241,7 @@ class Segmenter:
         """The segments of each text; one hspell exchange for all their words."""
         tokenized = [self.tokens(text) for text in texts]
         # every Hebrew word: a split's readings choose it, a word's analyses correct the parser's tags
-        asked = {t for tokens in tokenized for t, _ in tokens if _HEBREW_WORD.fullmatch(t)}
+        asked = {t for tokens in tokenized for t, _ in tokens if HEBREW_WORD.fullmatch(t)}
         readings = self.hspell.readings(sorted(asked)) if asked else {}
         return [self._segments(tokens, readings) for tokens in tokenized]
 
@@ -359,18 +249,25 @@ class Segmenter:
         return self.segment_many([text])[0]
 
     def _may_split(self, token: str) -> bool:
-        return len(token) > 1 and token[0] in self._prefix_letters and bool(_HEBREW_WORD.fullmatch(token))
+        return len(token) > 1 and token[0] in self._prefix_letters and bool(HEBREW_WORD.fullmatch(token))
 
     def _segments(self, tokens: list[tuple[str, bool]], readings: Mapping[str, tuple[Reading, ...]]) -> list[Segment]:
         chosen: list[tuple[str, str]] = []  # (prefix, rest) per token
-        for token, _ in tokens:
-            number = re.fullmatch(rf"([{_LETTER}]+)(\d.*)", token)
+        # the prefix units HTB tags as subordinating conjunctions only (ש, כש): a relative after a comma
+        relativizers = frozenset(u for u, tags in self.facts.prefix_tags.items() if tags == ("SCONJ",))
+        for k, (token, _) in enumerate(tokens):
+            number = re.fullmatch(rf"([{HEBREW_LETTERS}]+)(\d.*)", token)
             if number and self._units(number[1]) is not None:
                 chosen.append((number[1], number[2]))  # ב50: prefix letters on a number
                 continue
             reading = None
             if token not in self.facts.whole_words and token not in self.facts.pronoun_words and self._may_split(token):
-                reading = choose(readings.get(token, ()), self.facts.infinitive_prefix, self.facts.article)
+                comma = k > 0 and tokens[k - 1][0] == ","
+                noun = frozenset() if comma or not k else frozenset(
+                    gender_number(f) for r in readings.get(tokens[k - 1][0], ()) for _, f in r.analyses
+                    if f[:1] == ("ע",) and "סמיכות" not in f and not has_possessive_suffix(f))
+                reading = choose(readings.get(token, ()), self.facts.infinitive_prefix, self.facts.article,
+                                 relativizers if comma or noun else frozenset(), noun)
             if reading is not None and self._units(reading.prefix) is not None:
                 chosen.append((reading.prefix, token[len(reading.prefix):]))
             else:
@@ -385,6 +282,11 @@ class Segmenter:
             analyses = () if pronoun else tuple(
                 a for r in readings.get(token, ()) if r.prefix == prefix and r.stem == rest for a in r.analyses
             )
+            possessor = None if pronoun else _possessor(analyses, self.facts.possessors)
+            if possessor is not None:  # מעמדם = מעמד_ + _של_ + _הם, as HTB writes it
+                base = analyses[0][0] + "_"
+                out.append(Segment(token, (*units, base, "_של_", possessor), space, len(units), analyses, 2))
+                continue
             out.append(Segment(token, (*units, *(pronoun or (rest,))), space, len(units), analyses))
         return out
 
@@ -415,8 +317,31 @@ class Segmenter:
         self.hspell.close()
 
 
+
+
+def _possessor(analyses, possessors: frozenset[str]) -> str | None:
+    """The pronoun of a noun's third-person possessive suffix (מעמדם: _הם), where every analysis hspell
+    gives the word is a noun with that suffix and the language file lists the pronoun; else None."""
+    found = set()
+    for _, features in analyses:
+        if features[:1] == ("פ",) and has_possessive_suffix(features):
+            continue  # a verb with an object suffix (פתרונו: "they solved us"), a rare reading
+        if features[:1] != ("ע",) or not has_possessive_suffix(features):
+            return None
+        suffix = features[len(own_features(features)):]
+        first = suffix[0].split("/", 1)[1] if "/" in suffix[0] else ""
+        rest = (first, *suffix[1:])
+        if "3" not in rest:
+            return None
+        gender = next((f for f in rest if f in ("ז", "נ")), None)
+        number = next((f for f in rest if f in ("יחיד", "רבים")), None)
+        found.add(SUFFIX_PRONOUNS.get((gender, number)))
+    pronoun = found.pop() if len(found) == 1 else None
+    return pronoun if pronoun in possessors else None
+
+
 def _is_hebrew(word: str) -> bool:
-    return bool(re.match(rf"[{_LETTER}]", word))
+    return bool(re.match(rf"[{HEBREW_LETTERS}]", word))
 
 
 def spell_final_letters(word: str, final_letters: Mapping[str, str]) -> str:
@@ -432,7 +357,7 @@ def spell_final_letters(word: str, final_letters: Mapping[str, str]) -> str:
         return inside + final_letters.get(run[-1], run[-1])
 
     # a run of letters not followed by a geresh or gershayim (an acronym keeps its letters)
-    return re.sub(rf"[{_LETTER}]+(?![\"'\u05f3\u05f4{_LETTER}])", fix, word)
+    return re.sub(rf"[{HEBREW_LETTERS}]+(?![\"'\u05f3\u05f4{HEBREW_LETTERS}])", fix, word)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,7 +444,8 @@ def _hebrew_parser_class() -> type:
                 for k, span in enumerate(spans, 1):
                     sentence = _with_multiword(spacy_span(span, {}, with_tree), segments,
                                                owner[span.start:span.end], f"{sent_id_prefix}-{n}-{k}",
-                                               self.segmenter.facts.prefix_tags, Token, TokenList, Metadata, FIELDS)
+                                               self.segmenter.facts.prefix_tags, Token, TokenList, Metadata, FIELDS,
+                                               self.segmenter.facts.closed_class)
                     if k == len(spans):
                         mark_line_end(sentence)
                     yield sentence
@@ -531,10 +457,6 @@ def _hebrew_parser_class() -> type:
     return _HebrewParser
 
 
-# hspell's parts of speech (the first feature): noun, adjective, verb; "x" and others are function words
-_HSPELL_POS = {"ע": "NOUN", "ת": "ADJ", "פ": "VERB"}
-_HSPELL_GENDER = {"ז": "Masc", "נ": "Fem"}
-_HSPELL_NUMBER = {"יחיד": "Sing", "רבים": "Plur"}
 # tags a small parser gives a content word it does not know (מלצר PROPN, אח ADV)
 _GUESSED_TAGS = frozenset({"PROPN", "ADV", "X", "INTJ", "NUM", "NOUN"})
 
@@ -550,7 +472,7 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
     speech agree on gender (or number), the word takes it (a possessive suffix's person is not
     the word's).
     """
-    kinds = [_HSPELL_POS.get(features[0]) for _, features in analyses if features]
+    kinds = [HSPELL_POS.get(features[0]) for _, features in analyses if features]
     proper = any(features[:2] == ("ע", "פרטי") for _, features in analyses)
     upos = word["upos"]
     if kinds and None not in kinds and upos in _GUESSED_TAGS and not (upos == "PROPN" and proper) \
@@ -560,21 +482,43 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
         word["xpos"] = None
     if upos not in ("NOUN", "ADJ", "VERB") or proper:
         return
-    own = [_own_features(features) for _, features in analyses if features and _HSPELL_POS.get(features[0]) == upos]
+    own = [own_features(features) for _, features in analyses if features and HSPELL_POS.get(features[0]) == upos]
     feats = dict(word["feats"] or {})
-    for key, table in (("Gender", _HSPELL_GENDER), ("Number", _HSPELL_NUMBER)):
+    persons = {f for features in own for f in features if f in ("1", "2", "3")}
+    if upos == "VERB" and own and persons <= {"1", "2"} and all(set(f) & {"1", "2"} for f in own):
+        # a verb of the first or second person only (הכנתי): the speaker's or addressee's, no gender shown
+        feats.pop("Gender", None)
+        feats["Person"] = persons.pop() if len(persons) == 1 else feats.get("Person", "1")
+        word["feats"] = feats
+        return
+    for key, table in (("Gender", HSPELL_GENDER), ("Number", HSPELL_NUMBER)):
         values = {table[f] for features in own for f in features if f in table}
         if len(values) == 1 and all(any(f in table for f in features) for features in own):
             feats[key] = values.pop()
+    # a "participle" hspell knows only as a past or future verb (ושמחו): the finite verb, whose form the
+    # lexicon check then reads with its tense (שמחו: both genders' past plural, it stays)
+    finite = [f for f in own if {"עבר", "עתיד"} & set(f)]
+    tenses = {"Past" if "עבר" in f else "Fut" for f in finite}
+    if upos == "VERB" and feats.get("VerbForm") == "Part" and len(tenses) == 1 and not any("הווה" in f for f in own):
+        feats.pop("VerbForm")
+        feats["Tense"] = tenses.pop()
+        persons = {f for features in finite for f in features if f in ("1", "2", "3")}
+        if len(persons) == 1:
+            feats["Person"] = persons.pop()
     word["feats"] = feats or None
 
 
-def _own_features(features: tuple[str, ...]) -> tuple[str, ...]:
-    """An analysis's features up to its possessive suffix (כינוי/נ,3,יחיד: the possessor's)."""
-    for i, feature in enumerate(features):
-        if feature.startswith("כינוי"):
-            return features[:i]
-    return features
+def _possessive_parts(parts, content: int) -> None:
+    """The _של_ and pronoun of a split possessive suffix as HTB has them: של a case:gen of the pronoun,
+    the pronoun an nmod:poss of the noun (whatever the parser made of them)."""
+    noun, of, pronoun = parts[content], parts[content + 1], parts[content + 2]
+    gender = {"_הוא": "Masc", "_הם": "Masc", "_היא": "Fem", "_הן": "Fem"}.get(pronoun["form"])
+    number = "Plur" if pronoun["form"] in ("_הם", "_הן") else "Sing"
+    of.update(upos="ADP", xpos=None, lemma="של", feats=None, head=pronoun["id"], deprel="case:gen")
+    pronoun.update(upos="PRON", xpos=None, lemma="הוא", head=noun["id"], deprel="nmod:poss",
+                   feats={"Case": "Gen", "Gender": gender, "Number": number, "Person": "3", "PronType": "Prs"})
+    if noun["upos"] not in ("NOUN", "PROPN"):
+        noun["upos"], noun["xpos"] = "NOUN", None
 
 
 def _tag_prefix(word, prefix_tags: Mapping[str, tuple[str, ...]]) -> None:
@@ -592,11 +536,12 @@ def _tag_prefix(word, prefix_tags: Mapping[str, tuple[str, ...]]) -> None:
 
 
 def _with_multiword(words_sentence, segments, owners, sent_id, prefix_tags,
-                    Token, TokenList, Metadata, fields):  # noqa: N803
+                    Token, TokenList, Metadata, fields, closed_class=None):  # noqa: N803
     """The span's words with a multiword token line over each split surface token, its SpaceAfter
     on that line, and `# text` the surface text; prefix units take their listed tags."""
     out = []
     text = []
+    info = []  # each syntactic word: (word, is a prefix unit, its prefix units, hspell's analyses)
     position = 0
     word_tokens = list(words_sentence)
     while position < len(word_tokens):
@@ -618,8 +563,17 @@ def _with_multiword(words_sentence, segments, owners, sent_id, prefix_tags,
         else:
             parts[0]["misc"] = misc
             out.append(parts[0])
-        if segment.analyses and len(parts) == len(segment.words):
-            _correct_tags(parts[-1], segment.analyses)
+        whole = len(parts) == len(segment.words)
+        content = count - 1 - segment.suffixes
+        if segment.analyses and whole:
+            _correct_tags(parts[content], segment.analyses)
+        if segment.suffixes and whole:
+            _possessive_parts(parts, content)
+        for k, part in enumerate(parts):
+            prefix = k < segment.prefixes
+            units = () if prefix else tuple(p["form"] for p in parts[:segment.prefixes])
+            info.append((part, prefix or k > content, units, segment.analyses if whole and k == content else ()))
         text.append(segment.surface + (" " if segment.space_after else ""))
         position += count
+    repair_clauses(info, closed_class)
     return TokenList(out, Metadata({"sent_id": sent_id, "text": "".join(text).strip()}), default_fields=list(fields))

@@ -260,7 +260,7 @@ def segmenter_refusal(lang: str, backend: str = "spacy") -> str | None:
     (Hebrew: hspell), else None."""
     if backend != "spacy" or not segmented(lang):
         return None
-    from cdaflow.text.hebrew import hspell_missing
+    from cdaflow.text.hspell import hspell_missing
 
     return hspell_missing()
 
