@@ -536,3 +536,68 @@ def test_round_two_sentences(pipeline, text, wanted):
     group = interventions_for(sentence, gazetteer, generator, "flip")
     (result,) = generator.generate([sentence], [group])
     assert result.counterfactual == wanted
+
+
+# round three (sentences written for these tests): an age (בת 21) changes only with its holder, החברה with
+# its article and no possessor is the company, a resumptive pronoun follows its relative clause's noun
+ROUND_THREE = [
+    ("הגיעה מעריצה בת 21.", "הגיעה מעריצה בת 21."),
+    ("השחקן, בן 30, הגיע אתמול.", "השחקנית, בת 30, הגיעה אתמול."),
+    ("הנהג, בן 50, נהג בזהירות.", "הנהגת, בת 50, נהגה בזהירות."),  # the parser's name בן 50
+    ("החברה הודיעה כי שילמה את המס.", "החברה הודיעה כי שילמה את המס."),
+    ("דני פגש את החברה של אחיו.", "דני פגש את החבר של אחיו."),
+    # a resumptive pronoun in a relative clause names the clause's noun; an object of a verb of its own
+    # subject is someone else
+    ("החוקרים שניסו למשוך אליהם תורמים נכשלו.", "החוקרות שניסו למשוך אליהן תורמים נכשלו."),
+    ("השחקנים שהמאמן צעק עליהם עזבו.", "השחקניות שהמאמנת צעקה עליהן עזבו."),
+    ("האב אמר לו ללכת הביתה.", "האם אמרה לו ללכת הביתה."),
+]
+
+
+@needs_the_pipeline
+@pytest.mark.parametrize(("text", "wanted"), ROUND_THREE)
+def test_round_three_sentences(pipeline, text, wanted):
+    from cdaflow.morph_cda.interventions import interventions_for
+    from cdaflow.text.parsing import parse_text_file
+
+    generator, gazetteer, parser = pipeline
+    (sentence,) = parse_text_file(parser, [text], sent_id_prefix="t", path="test")
+    group = interventions_for(sentence, gazetteer, generator, "flip")
+    (result,) = generator.generate([sentence], [group])
+    assert (result.counterfactual or text) == wanted
+
+
+def test_an_age_belongs_to_the_noun_before_it_or_its_subject():
+    from cdaflow.morph_cda.interventions import _age_holder
+
+    M, F = {"Gender": "Masc", "Number": "Sing"}, {"Gender": "Fem", "Number": "Sing"}
+    # הגיעה מעריצה בת 21 (the parser hung the age on the verb): the admirer's
+    ws = [{"id": 1, "form": "הגיעה", "upos": "VERB", "feats": F, "head": 0, "deprel": "root"},
+          {"id": 2, "form": "מעריצה", "upos": "NOUN", "feats": F, "head": 1, "deprel": "nsubj"},
+          {"id": 3, "form": "בת", "upos": "NOUN", "feats": F, "head": 1, "deprel": "acl"},
+          {"id": 4, "form": "21", "upos": "NUM", "feats": {}, "head": 3, "deprel": "compound:smixut"}]
+    assert _age_holder(2, ws, HEBREW) == 1
+    # האיש היה בן 40: its subject's; בת 21 נעצרה: no holder, the person herself
+    ws = [{"id": 1, "form": "איש", "upos": "NOUN", "feats": M, "head": 3, "deprel": "nsubj"},
+          {"id": 2, "form": "היה", "upos": "AUX", "feats": M, "head": 3, "deprel": "cop"},
+          {"id": 3, "form": "בן", "upos": "NOUN", "feats": M, "head": 0, "deprel": "root"},
+          {"id": 4, "form": "40", "upos": "NUM", "feats": {}, "head": 3, "deprel": "compound:smixut"}]
+    assert _age_holder(2, ws, HEBREW) == 0
+    ws = [{"id": 1, "form": "בת", "upos": "NOUN", "feats": F, "head": 3, "deprel": "nsubj"},
+          {"id": 2, "form": "21", "upos": "NUM", "feats": {}, "head": 1, "deprel": "compound:smixut"},
+          {"id": 3, "form": "נעצרה", "upos": "VERB", "feats": F, "head": 0, "deprel": "root"}]
+    assert _age_holder(0, ws, HEBREW) is None
+
+
+def test_the_company_is_a_definite_thing():
+    from cdaflow.morph_cda.interventions import _a_definite_thing
+
+    F = {"Gender": "Fem", "Number": "Sing"}
+    article = {"id": 1, "form": "ה", "upos": "DET", "feats": {"PronType": "Art"}, "head": 2, "deprel": "det:def"}
+    noun = {"id": 2, "form": "חברה", "upos": "NOUN", "feats": F, "head": 3, "deprel": "nsubj"}
+    verb = {"id": 3, "form": "הודיעה", "upos": "VERB", "feats": F, "head": 0, "deprel": "root"}
+    assert _a_definite_thing(1, [article, noun, verb], HEBREW)
+    assert not _a_definite_thing(0, [dict(noun, id=1, head=2), dict(verb, id=2)], HEBREW)  # חברה: a friend too
+    of = [{"id": 3, "form": "של", "upos": "PART", "feats": {}, "head": 4, "deprel": "case:gen"},
+          {"id": 4, "form": "דני", "upos": "PROPN", "feats": {}, "head": 2, "deprel": "nmod:poss"}]
+    assert not _a_definite_thing(1, [article, noun, *of], HEBREW)  # החברה של דני: his friend

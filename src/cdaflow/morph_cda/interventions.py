@@ -64,7 +64,8 @@ def interventions_for(
             continue
         noun = _as_noun_if_coordinated(word, ws)
         language = generator.language
-        if (word["form"] or "").lower() in language.thing_forms or _names_a_body(index, ws, language):
+        if (word["form"] or "").lower() in language.thing_forms or _names_a_body(index, ws, language) or (
+                _a_definite_thing(index, ws, language)):
             continue  # it i conti: accounts; la Camera dei rappresentanti: a body (the language file's lists)
         if len(word["form"] or "") > 1 and word["form"].endswith("_"):
             continue  # he קצין_ of קציניו (+ _של_ _הוא): a noun whose possessive suffix HTB splits off keeps its form
@@ -117,8 +118,40 @@ def interventions_for(
         out.sort(key=lambda i: i.index)
     # a role (le titre de grand maître, el cargo de director) changes only with its holder
     changing = {i.index for i in out}
-    return [i for i in out if not kind_of_a_thing(i.index, ws, gazetteer)
-            or _clause_subject(i.index, ws) in changing]
+    return [i for i in out if (not kind_of_a_thing(i.index, ws, gazetteer)
+            or _clause_subject(i.index, ws) in changing)
+            and _age_holder(i.index, ws, generator.language) in changing | {None}]
+
+
+def _a_definite_thing(index: int, ws: Sequence[dict], language) -> bool:
+    """Whether word `index` is one of the language file's ``definite_things`` with its article and no
+    possessor: a thing far more often than a person (he החברה: the company or society; החברה שלי, חברתי:
+    my friend)."""
+    word = ws[index]
+    if (word["form"] or "").lower() not in language.definite_things:
+        return False
+    children = [w for w in ws if w["head"] == word["id"]]
+    return any(w["upos"] == "DET" and (w["feats"] or {}).get("PronType") == "Art"
+               for w in children) and not any((w["deprel"] or "") == "nmod:poss" for w in children)
+
+
+def _age_holder(index: int, ws: Sequence[dict], language) -> int | None:
+    """The holder (0-based) of an age (he מעריצה בת 21, השחקן, בן 30, האיש היה בן 40): a noun of the
+    language file's ``age_nouns`` before a number says the age of the noun it is attached to or of its
+    subject, and changes only with it; None where it is no age or has no holder (בת 21 נעצרה: the person)."""
+    word = ws[index]
+    if (word["form"] or "").lower() not in language.age_nouns or not any(
+            w["upos"] == "NUM" and w["head"] == word["id"] for w in ws[index + 1:index + 4]):
+        return None
+    before = next((k for k in range(index - 1, -1, -1) if ws[k]["upos"] != "PUNCT"), None)
+    if before is not None and ws[before]["upos"] in ("NOUN", "PROPN", "PRON"):
+        return before  # the noun right before it (a parser may attach the age to the verb)
+    position = {w["id"]: k for k, w in enumerate(ws)}
+    head = position.get(word["head"])
+    if head is not None and relation(word["deprel"]) in ("acl", "appos", "amod", "nmod") and ws[head]["upos"] in (
+            "NOUN", "PROPN", "PRON"):
+        return head
+    return next((k for k, w in enumerate(ws) if w["head"] == word["id"] and relation(w["deprel"]) == "nsubj"), None)
 
 
 def _clause_subject(index: int, ws: Sequence[dict]) -> int | None:

@@ -187,6 +187,50 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
     for position in range(len(content)):
         _relative_of(info, content, position, closed_class or {})
     _doubled_possessors(info)
+    _resumptive_pronouns(info)
+    _ages(info)
+
+
+_AGES = {"בן": "Masc", "בת": "Fem"}
+
+
+def _ages(info) -> None:
+    """בן or בת before a number is an age (הנהג, בן 50,), a noun in the construct state with the number as
+    its dependent, not a name the parser made of the two."""
+    words = [w for w, *_ in info]
+    for word, number in zip(words, words[1:]):
+        if word["form"] in _AGES and word["upos"] == "PROPN" and (number["form"] or "").isdigit():
+            word["upos"], word["feats"] = "NOUN", {"Gender": _AGES[word["form"]], "Number": "Sing"}
+            number["upos"], number["head"], number["deprel"], number["feats"] = (
+                "NUM", word["id"], "compound:smixut", {})
+
+
+def _resumptive_pronouns(info) -> None:
+    """A pronoun after a preposition or as an object inside a relative clause, with the gender and number
+    of the clause's noun, names that noun (a resumptive pronoun: האנשים שדיברתי איתם; קומץ אנשים שניסו
+    למשוך אליהם): it agrees with the noun as a determiner does, as a doubled possessor does."""
+    words = [w for w, *_ in info]
+    by_id = {w["id"]: w for w in words}
+    for pronoun in words:
+        if pronoun["form"] not in SUFFIX_PRONOUNS.values() or pronoun["deprel"] not in ("obj", "obl", "iobj"):
+            continue
+        clause, steps = by_id.get(pronoun["head"]), 0
+        while clause is not None and steps < 3 and clause["deprel"] in ("xcomp", "conj"):
+            clause, steps = by_id.get(clause["head"]), steps + 1
+        if clause is None or clause["deprel"] != "acl:relcl":
+            continue
+        if pronoun["deprel"] == "obj" and not any(w["head"] == clause["id"] and w["deprel"] == "nsubj"
+                                                  for w in words):
+            continue  # the noun is the clause's subject: its object is someone else (עצמו names the subject)
+        noun = by_id.get(clause["head"])
+        own, its = pronoun["feats"] or {}, (noun or {}).get("feats") or {}
+        if noun is None or noun["upos"] != "NOUN" or noun["id"] > pronoun["id"] or (
+                (own.get("Gender"), own.get("Number")) != (its.get("Gender"), its.get("Number"))):
+            continue
+        saved = (pronoun["head"], pronoun["deprel"])
+        pronoun["head"], pronoun["deprel"] = noun["id"], "det"
+        if not _acyclic(words):
+            pronoun["head"], pronoun["deprel"] = saved
 
 
 def _doubled_possessors(info) -> None:

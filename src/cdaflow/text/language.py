@@ -168,6 +168,8 @@ class Language:
     # es como un solo hombre: fixed expressions (lower-case word sequences) whose words never change
     fixed_phrases: tuple[tuple[str, ...], ...] = ()
     another_words: frozenset[str] = frozenset()  # es otro: un virus o cualquier otro invasor (a thing)
+    age_nouns: frozenset[str] = frozenset()  # he בן, בת before a number (בת 21): an age, its holder's
+    definite_things: frozenset[str] = frozenset()  # he החברה (no possessor): the company, not the friend
     body_nouns: frozenset[str] = frozenset()  # it la Camera dei rappresentanti: a body, not its members
     optional_contractions: frozenset[str] = frozenset()  # it con: col is read, con il is not joined
     # third-person object clitics, (gender, number) -> form (it lo, la, li, le): a perfect's participle
@@ -478,6 +480,8 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         thing_forms=frozenset(w.lower() for w in data.get("thing_forms", [])),
         fixed_phrases=tuple(tuple(str(p).lower().split()) for p in data.get("fixed_phrases", []) if str(p).split()),
         another_words=frozenset(w.lower() for w in data.get("another_words", [])),
+        age_nouns=frozenset(w.lower() for w in data.get("age_nouns", [])),
+        definite_things=frozenset(w.lower() for w in data.get("definite_things", [])),
         construct_state={"relation": data["construct_state"]["relation"],
                          "forms": dict(data["construct_state"].get("forms") or {}),
                          "endings": [tuple(pair) for pair in data["construct_state"].get("endings", [])]}
