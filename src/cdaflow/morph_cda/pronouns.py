@@ -156,8 +156,11 @@ def pronoun_referents(
             people.add(p)  # nous, vous, nosotras: the speaker's or addressee's gender, shown only by agreement
             continue
         antecedent = _antecedent(p, ws, gender, number, features, gazetteer, bare[p] == "person",
-                                 language.possessors_name_persons and ws[p]["deprel"] == "nmod:poss")
+                                 language.possessors_name_persons and ws[p]["deprel"] == "nmod:poss",
+                                 language.objects_skip_their_subject)
         if antecedent is None:
+            if language.objects_skip_their_subject and relation(ws[p]["deprel"]) in ("obj", "obl", "iobj"):
+                continue  # an object with no antecedent here: someone else, whatever its verb says of the subject
             chain_of[p] = p
         elif antecedent in features:  # an earlier pronoun: its referent
             if antecedent in chain_of:
@@ -189,14 +192,16 @@ def _said_to_be_a_kept_noun(p: int, ws: Sequence[dict], gender: str | None, gaze
 
 def _antecedent(
     p: int, ws: Sequence[dict], gender: str, number: str, pronouns: dict[int, tuple], gazetteer: Gazetteer,
-    persons_only: bool = False, possessor: bool = False,
+    persons_only: bool = False, possessor: bool = False, skip_own_subject: bool = False,
 ) -> int | None:
     """The antecedent of pronoun `p` (see :func:`pronoun_referents`): a noun's or an earlier
     pronoun's or a name's index, or None (none in the sentence). `persons_only`: a subject pronoun
     names a person (Spanish: a thing's subject goes unsaid), so only a person noun is its antecedent
     (*el desencanto ... aunque él afirma*: the minister before it). `possessor`: a possessor pronoun
     whose antecedent is a person (he language file's ``possessors_name_persons``: השופטים ... לפי רמתם
-    past לדרגים), so a noun the gazetteer does not list and a name in an oblique are passed over."""
+    past לדרגים), so a noun the gazetteer does not list and a name in an oblique are passed over.
+    `skip_own_subject`: an object or oblique pronoun is not its own verb's subject (he
+    ``objects_skip_their_subject``: a non-reflexive pronoun, המורה נתן לו: someone else)."""
     subject = relation(ws[p]["deprel"]) in SUBJECT
     passes = ANTECEDENT_PASSES if subject else (None,)
     # a possessor's: the words above it, whose thing or whose subject thing it may still name (העמותה
@@ -216,6 +221,9 @@ def _antecedent(
                 continue
             if ws[p]["deprel"] == "nmod:poss" and w["id"] == ws[p]["head"]:
                 continue  # a possessor is not its own noun (he פתרונו = פתרון_ + _של_ + _הוא)
+            if (skip_own_subject and not subject and relation(ws[p]["deprel"]) in ("obj", "obl", "iobj")
+                    and relation(w["deprel"]) in SUBJECT and w["head"] == ws[p]["head"]):
+                continue  # its own verb's subject (המורה נתן לו): a non-reflexive pronoun names someone else
             if subject and (relations is None or persons_only) and w["upos"] == "NOUN" and not (
                     gazetteer.lookup(w) is not None or gazetteer.is_epicene(w)):
                 continue

@@ -154,6 +154,7 @@ class Language:
     bare_pronouns: str = "person"
     person_predicates: frozenset[str] = frozenset()  # lemmas only a person is the subject of
     possessors_name_persons: bool = False  # he: a possessive suffix's antecedent is a person noun
+    objects_skip_their_subject: bool = False  # he: an object pronoun never names its own verb's subject
     person_prepositions: frozenset[str] = frozenset()  # chez lui: a person
     predicate_markers: frozenset[str] = frozenset()  # travaille comme serveur
     # copula lemma -> predicates impersonal with a clause (être: important: il est important de partir)
@@ -495,6 +496,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         bare_pronouns=referents.get("bare", "person"),
         person_predicates=frozenset(w.lower() for w in referents.get("person_predicates", [])),
         possessors_name_persons=bool(referents.get("possessors_name_persons", False)),
+        objects_skip_their_subject=bool(referents.get("objects_skip_their_subject", False)),
         person_prepositions=frozenset(w.lower() for w in referents.get("person_prepositions", [])),
         predicate_markers=frozenset(w.lower() for w in referents.get("predicate_markers", [])),
         sense_counterparts={
