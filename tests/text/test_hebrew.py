@@ -103,6 +103,16 @@ def test_choice_rules_without_hspell():
     assert choose([Reading("ל", "היות", infinitive.analyses)], "ל") is None
 
 
+def test_the_article_after_a_prefix_beats_a_noun_that_begins_with_he():
+    # והמלכה: ו + ה + מלכה ("and the queen"), not ו + המלכה ("and the coronation"), as השכנה = ה + שכנה
+    coronation = Reading("ו", "המלכה", (("המלכה", ("ע", "נ", "יחיד")),))
+    queen = Reading("וה", "מלכה", (("מלכה", ("ע", "נ", "יחיד")),))
+    assert choose([coronation, queen], "ל", "ה") == queen
+    # a verb's noun with no article reading of its rest stays (והחלטה = ו + החלטה)
+    decision = Reading("ו", "החלטה", (("החלטה", ("ע", "נ", "יחיד")),))
+    assert choose([decision], "ל", "ה") == decision
+
+
 def test_a_relative_after_a_comma_or_a_noun_is_split_off():
     # השחקן, שחזר: ש + חזר, not the whole verb "restored"; השכן שגר: ש + גר
     restored = Reading("", "שחזר", (("שחזר", ("פ", "ז", "3", "יחיד", "עבר")),))
@@ -150,6 +160,13 @@ def test_hspell_corrects_a_small_parsers_guesses():
     his_mother = {"form": "אמו", "upos": "NOUN", "xpos": None, "feats": None}
     _correct_tags(his_mother, [("אם", ("ע", "נ", "יחיד", "כינוי/ז", "3", "יחיד"))])
     assert his_mother["feats"] == {"Gender": "Fem", "Number": "Sing"}  # not the possessor's
+    # לכיתה: the small parser's participle "כיתה" is a noun hspell knows only as a noun
+    classroom = {"form": "כיתה", "upos": "VERB", "xpos": None, "feats": {"Gender": "Fem", "VerbForm": "Part"}}
+    _correct_tags(classroom, [("כיתה", ("ע", "נ", "יחיד"))])
+    assert classroom["upos"] == "NOUN"
+    works = {"form": "עובד", "upos": "VERB", "xpos": None, "feats": {"Gender": "Masc", "VerbForm": "Part"}}
+    _correct_tags(works, [("עובד", ("ע", "ז", "יחיד")), ("עבד", ("פ", "ז", "יחיד", "הווה"))])
+    assert works["upos"] == "VERB"  # a verb reading too: the parser's stays
 
 
 def test_final_letters():

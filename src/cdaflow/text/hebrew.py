@@ -211,6 +211,10 @@ def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: st
             shorter = [o for o in splits if o.prefix == base]
             if shorter and all(_verb_only(o.analyses) and all("ציווי" in f for _, f in o.analyses) for o in shorter):
                 return r
+            # and where the word without the article is a noun as well, as for a whole word (והמלכה = ו + ה +
+            # מלכה, not ו + "the coronation"; השכנה above)
+            if shorter and all(_noun_or_adjective(o.analyses) for o in shorter):
+                return r
     # a whole word hspell knows only as a verb, beside the article + something else (הזרים, התיכון:
     # hif'il forms); with other prefixes the verb stays (שמעתי is not ש + מעתי)
     if whole and not (all(_verb_only(r.analyses) for r in whole)
@@ -457,8 +461,9 @@ def _hebrew_parser_class() -> type:
     return _HebrewParser
 
 
-# tags a small parser gives a content word it does not know (מלצר PROPN, אח ADV)
-_GUESSED_TAGS = frozenset({"PROPN", "ADV", "X", "INTJ", "NUM", "NOUN"})
+# tags a small parser gives a content word it does not know (מלצר PROPN, אח ADV, לכיתה VERB: a noun
+# hspell knows only as a noun is no participle)
+_GUESSED_TAGS = frozenset({"PROPN", "ADV", "X", "INTJ", "NUM", "NOUN", "VERB"})
 
 
 def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None:
