@@ -683,3 +683,19 @@ def test_an_object_clitic_of_the_nouns_own_verb_or_of_a_clause_keeps_its_form():
         ("vista", "vedere", "VERB", "Gender=Fem|Number=Sing|Tense=Past|VerbForm=Part", 0, "root"),
         (".", ".", "PUNCT", "", 6, "punct")))[0])]
     assert {3, 5} <= set(agreeing_words(seen, 1, italian_file))
+
+
+def test_an_adverb_the_parser_read_as_a_noun_keeps_its_form(italian):
+    """La vicina si è sentita male/NOUN xcomp: male is an adverb (it.yaml adverbial_adjectives), never
+    *si è sentito mali*; an adjective after a linking verb agrees (si sente stanca)."""
+    ws = [dict(w, feats=dict(w["feats"] or {})) for w in words(parse_conllu_string(tree(
+        "La vicina si è sentita male.", ("La", "il", "DET", FS, 2, "det"), ("vicina", "vicina", "NOUN", FS, 5, "nsubj"),
+        ("si", "si", "PRON", "Clitic=Yes|Person=3|PronType=Prs", 5, "dep"), ("è", "essere", "AUX", COP, 5, "aux"),
+        ("sentita", "sentire", "VERB", "Gender=Fem|Number=Sing|Tense=Past|VerbForm=Part", 0, "root"),
+        ("male", "male", "NOUN", MS, 5, "xcomp"), (".", ".", "PUNCT", "", 5, "punct")))[0])]
+    heads = {int(w["id"]): w for w in ws}
+    assert italian.analyser.adverbial(ws[5], heads)
+    assert italian.frozen(ws)[5]
+    ws[2]["feats"]["Reflex"] = "Yes"
+    ws[5].update(form="stanca", upos="ADJ")
+    assert not italian.analyser.adverbial(ws[5], heads)  # not listed, and an adjective after a linking verb

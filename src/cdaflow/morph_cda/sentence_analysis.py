@@ -529,16 +529,20 @@ class SentenceAnalyser:
                     w["feats"][name] = value
 
     def adverbial(self, w: dict, heads: Mapping[int, dict]) -> bool:
-        """An adjective used as an invariable adverb under a verb that is no copula or linking verb (the
-        language file's ``adverbial_adjectives``: il sent bon, elle coûte cher)."""
+        """An adjective used as an invariable adverb under a verb that is no copula (the language file's
+        ``adverbial_adjectives``: il sent bon, elle coûte cher, si è sentita male/NOUN); under a linking
+        verb only a word the parser did not read as an adjective (elle se sent forte/ADJ agrees)."""
         if (w["form"] or "").lower() not in self.language.adverbial_adjectives:
             return False
         head = heads.get(int(w["head"] or 0))
         lemma = (head.get("lemma") or "").lower() if head else ""
-        if not head or head["upos"] != "VERB" or lemma in self.language.be_lemmas | self.language.linking_verbs:
+        if not head or head["upos"] != "VERB" or lemma in self.language.be_lemmas or relation(w["deprel"]) == "conj":
             return False
+        if any(c["head"] == head["id"] and relation(c["deprel"]) == "cop" for c in heads.values()):
+            return False  # a predicate with a copula, whatever its tag (è severo/VERB ma giusto)
         reflexive = any(c["head"] == head["id"] and (c["feats"] or {}).get("Reflex") == "Yes" for c in heads.values())
-        return not (reflexive and lemma in self.language.reflexive_linking_verbs)  # il se sent bon: a linking verb
+        linking = lemma in self.language.linking_verbs or (reflexive and lemma in self.language.reflexive_linking_verbs)
+        return not (linking and w["upos"] == "ADJ")
 
     def frozen(self, ws: Sequence[dict]) -> list[bool]:
         """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
