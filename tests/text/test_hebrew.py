@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from cdaflow.text import language as languages
-from cdaflow.text.hebrew import choose, spell_final_letters
+from cdaflow.text.hebrew import choose
 from cdaflow.text.hspell import Reading, hspell_missing
+from cdaflow.text.language import spell_final_letters
 
 ROOT = Path(__file__).resolve().parents[2]
 HTB_TEST = ROOT.parent / "shared" / "data" / "ud-treebanks-v2.2" / "UD_Hebrew-HTB" / "he_htb-ud-test.conllu"

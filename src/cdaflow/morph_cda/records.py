@@ -126,7 +126,7 @@ def _final_letters(result, language: Language):
     finals = language.multiword.get("final_letters")
     if not finals:
         return result
-    from cdaflow.text.hebrew import spell_final_letters
+    from cdaflow.text.language import spell_final_letters
 
     for i in result.changed:
         form = result.forms[i]

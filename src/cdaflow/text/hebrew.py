@@ -65,7 +65,6 @@ __all__ = [
     "HebrewParser",
     "Segment",
     "Segmenter",
-    "spell_final_letters",
 ]
 
 # Surface tokens of a line: a Hebrew word (acronyms ארה"ב, geresh ג'ורג'), prefix letters glued to a
@@ -346,22 +345,6 @@ def _possessor(analyses, possessors: frozenset[str]) -> str | None:
 
 def _is_hebrew(word: str) -> bool:
     return bool(re.match(rf"[{HEBREW_LETTERS}]", word))
-
-
-def spell_final_letters(word: str, final_letters: Mapping[str, str]) -> str:
-    """`word` with each letter that has a final form written final at the end of a Hebrew word and
-    plain inside one (עייףה -> עייפה, ילדמ -> ילדם); acronyms (ח"כ) and one-letter words stay."""
-    plain = {final: letter for letter, final in final_letters.items()}
-
-    def fix(match: re.Match[str]) -> str:
-        run = match.group()
-        if len(run) < 2:
-            return run
-        inside = "".join(plain.get(c, c) for c in run[:-1])
-        return inside + final_letters.get(run[-1], run[-1])
-
-    # a run of letters not followed by a geresh or gershayim (an acronym keeps its letters)
-    return re.sub(rf"[{HEBREW_LETTERS}]+(?![\"'\u05f3\u05f4{HEBREW_LETTERS}])", fix, word)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -294,8 +294,6 @@ class Language:
                 candidate = form[: len(form) - len(old)] + new
                 finals = self.multiword.get("final_letters")
                 if finals:  # letters written otherwise at a word's end (he עייפה -> עייף, not עייפ)
-                    from cdaflow.text.hebrew import spell_final_letters
-
                     candidate = spell_final_letters(candidate, finals)
                 if candidate not in out and candidate != form:
                     out.append(candidate)
@@ -535,3 +533,20 @@ def fused_forms(directory: Path | None = None) -> frozenset[str]:
 def be_lemmas_of_all(directory: Path | None = None) -> frozenset[str]:
     """The copulas of every language: the frames of a tree read without saying its language."""
     return frozenset(lemma for code in available(directory) for lemma in load(code, directory).be_lemmas)
+
+
+def spell_final_letters(word: str, final_letters: Mapping[str, str]) -> str:
+    """`word` with each letter that has a final form (the language file's ``multiword.final_letters``)
+    written final at the end of a word and plain inside one (he עייףה -> עייפה, ילדמ -> ילדם);
+    acronyms (ח"כ) and one-letter words stay."""
+    plain = {final: letter for letter, final in final_letters.items()}
+
+    def fix(match: re.Match[str]) -> str:
+        run = match.group()
+        if len(run) < 2:
+            return run
+        inside = "".join(plain.get(c, c) for c in run[:-1])
+        return inside + final_letters.get(run[-1], run[-1])
+
+    # a run of letters not followed by a geresh or gershayim (an acronym keeps its letters)
+    return re.sub(r"[^\W\d_]+(?![\"'\u05f3\u05f4]|[^\W\d_])", fix, word)
