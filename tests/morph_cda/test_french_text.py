@@ -1,4 +1,4 @@
-"""French text as spaCy parses it (issue 27), on hand-made trees that copy fr_core_news_md's slips: a
+"""French text as spaCy parses it, on hand-made trees that copy fr_core_news_md's slips: a
 participle taken for a noun, a list of adjectives hung as modifiers, a superlative's adjective taken for a
 pronoun, a present participle taken for an adjective, an auxiliary left unlabelled; what agrees by plain
 rules (the language file's complete_agreement) and what must not (a finite verb: *il fallait*); a line

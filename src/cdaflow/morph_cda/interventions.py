@@ -324,9 +324,9 @@ def _no_one(index: int, ws: Sequence[dict], language) -> bool:
 
 
 def _names_a_body(index: int, ws: Sequence[dict], language) -> bool:
-    """Whether word `index` is a plural noun with *di* (or its fused forms) as the complement of one of
-    the language file's ``body_nouns`` (it *la Camera dei rappresentanti*, *la conferenza dei
-    presidenti*): the body's name, not persons."""
+    """Whether word `index` is a plural noun with the language file's ``body_preposition`` (it *di*, or
+    its fused forms) or in a construct as the complement of one of the language file's ``body_nouns``
+    (it *la Camera dei rappresentanti*, he *ועד העובדים*): the body's name, not persons."""
     word = ws[index]
     if not language.body_nouns or (word["feats"] or {}).get("Number") == "Sing":
         return False
@@ -338,9 +338,9 @@ def _names_a_body(index: int, ws: Sequence[dict], language) -> bool:
         return False
     if word["deprel"] == "compound:smixut":  # he: the body's construct, איגוד הפועלים, ועד העובדים
         return True
-    return any(
+    return language.body_preposition is not None and any(
         w["head"] == word["id"] and relation(w["deprel"]) == "case"
-        and language.fused.get((w["form"] or "").lower(), ((w["lemma"] or "").lower(),))[0] == "di"
+        and language.fused.get((w["form"] or "").lower(), ((w["lemma"] or "").lower(),))[0] == language.body_preposition
         for w in ws)
 
 

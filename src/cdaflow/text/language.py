@@ -172,6 +172,7 @@ class Language:
     age_nouns: frozenset[str] = frozenset()  # he בן, בת before a number (בת 21): an age, its holder's
     definite_things: frozenset[str] = frozenset()  # he החברה (no possessor): the company, not the friend
     body_nouns: frozenset[str] = frozenset()  # it la Camera dei rappresentanti: a body, not its members
+    body_preposition: str | None = None  # the preposition of a body's complement (it di)
     optional_contractions: frozenset[str] = frozenset()  # it con: col is read, con il is not joined
     # third-person object clitics, (gender, number) -> form (it lo, la, li, le): a perfect's participle
     # agrees with one before it (l'ho vista), and both change with the clitic's antecedent
@@ -488,6 +489,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         no_one=(frozenset(w.lower() for w in (data.get("no_one") or {}).get("words", [])),
                 frozenset(w.lower() for w in (data.get("no_one") or {}).get("negations", []))),
         body_nouns=frozenset(w.lower() for w in data.get("body_nouns", [])),
+        body_preposition=data.get("body_preposition"),
         optional_contractions=frozenset(w.lower() for w in data.get("optional_contractions", [])),
         object_clitics={tags(cell)[0]: form.lower() for cell, form in (data.get("object_clitics") or {}).items()},
         team_complements=frozenset(w.lower() for w in data.get("team_complements", [])),
