@@ -283,3 +283,15 @@ def test_an_adjective_used_as_an_adverb_keeps_its_form(french):
                        ("pain", "pain", "NOUN", MS, 4, "nsubj"), ("est", "être", "AUX", AUX3, 4, "cop"),
                        ("bon", "bon", "ADJ", MS, 0, "root"), (".", ".", "PUNCT", "", 4, "punct")))
     assert not french.analyser.adverbial(is_good[3], {int(w["id"]): w for w in is_good})
+
+
+def test_human_rights_keep_their_man():
+    # les droits de l'homme (human rights), never *les droits de la femme*: a fixed phrase of fr.yaml
+    from cdaflow.morph_cda.fixed_words import name_parts
+
+    ws = raw(tree("Il défend les droits de l'homme.", ("Il", "il", "PRON", MS, 2, "nsubj"),
+                  ("défend", "défendre", "VERB", AUX3, 0, "root"), ("les", "le", "DET", "Number=Plur", 4, "det"),
+                  ("droits", "droit", "NOUN", MP, 2, "obj"), ("de", "de", "ADP", "", 7, "case"),
+                  ("l'", "le", "DET", "Number=Sing", 7, "det"), ("homme", "homme", "NOUN", MS, 4, "nmod"),
+                  (".", ".", "PUNCT", "", 2, "punct")))
+    assert name_parts(ws, load_language("fr")) == [False] * 3 + [True] * 4 + [False]
