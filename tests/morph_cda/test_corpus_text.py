@@ -363,3 +363,27 @@ def test_a_full_name_ties_conjuncts_and_a_given_name_taken_for_a_noun():
                   (",", ",", "PUNCT", "", 4, "punct", "_"),
                   ("llegó", "llegar", "VERB", COP, 0, "root"), (".", ".", "PUNCT", "", 8, "punct"))
     assert named(writer) == ["escritor", "fundador"]
+
+
+def test_a_full_name_ties_the_noun_before_its_adjectives_and_a_caseless_name():
+    from cdaflow.morph_cda.fixed_words import named_by_a_full_name
+
+    def named(conllu):
+        (sentence,) = parse_conllu_string(conllu)
+        ws = words(sentence)
+        return sorted(ws[i]["form"] for i in named_by_a_full_name(ws))
+
+    # il procuratore militare Antonino Intelisano: the title's adjective stands between it and the name
+    prosecutor = tree("Il procuratore militare Antonino Intelisano parla.", ("Il", "il", "DET", MS, 2, "det"),
+                      ("procuratore", "procuratore", "NOUN", MS, 6, "nsubj"),
+                      ("militare", "militare", "ADJ", "Number=Sing", 2, "amod"),
+                      ("Antonino", "Antonino", "PROPN", "", 2, "nmod"),
+                      ("Intelisano", "Intelisano", "PROPN", "", 4, "flat:name"),
+                      ("parla", "parlare", "VERB", COP, 0, "root"), (".", ".", "PUNCT", "", 6, "punct"))
+    assert named(prosecutor) == ["militare", "procuratore"]
+    # a script without letter case: the parser's PROPN tags make the full name (אמר דני כהן, איש הצבא)
+    hebrew = tree("אמר דני כהן, איש הצבא.", ("אמר", "אמר", "VERB", MS, 0, "root"),
+                  ("דני", "דני", "PROPN", "", 1, "nsubj"), ("כהן", "כהן", "PROPN", "", 2, "flat:name", "SpaceAfter=No"),
+                  (",", ",", "PUNCT", "", 1, "punct"), ("איש", "איש", "NOUN", MS, 1, "nsubj"),
+                  ("צבא", "צבא", "NOUN", MS, 5, "compound:smixut", "SpaceAfter=No"), (".", ".", "PUNCT", "", 1, "punct"))
+    assert named(hebrew) == ["איש"]

@@ -1,6 +1,6 @@
 import pytest
 
-from cdaflow.text.case import match_case, match_initial_case, with_initial_case
+from cdaflow.text.case import match_case, match_initial_case, name_cased, with_initial_case
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,8 @@ def test_match_initial_case():
     assert match_initial_case("estoy lista.", "estoy listo.") == "estoy lista."
     assert match_initial_case("Estoy lista.", "estoy listo.") == "Estoy lista."  # never lower-cased
     assert match_initial_case("...", "Sí") == "..."
+
+
+def test_a_name_is_capitalised_or_in_a_script_without_case():
+    assert name_cased("Pérez") and name_cased("דני")
+    assert not name_cased("moreno") and not name_cased("") and not name_cased("3M")

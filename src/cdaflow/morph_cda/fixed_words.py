@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from cdaflow.morph_cda.agreement_reach import CLAUSE_RELATIONS
 from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.tree_encoding import relation
+from cdaflow.text.case import name_cased
 
 # after these a sentence or a quotation may begin, capitalised
 SENTENCE_OPENERS = frozenset(".:;!?¿¡«»\"“”„'‘’()[]—–-…")
@@ -139,7 +140,7 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
     adverbs and adjectives and, with a language, by one of its ``predicate_markers``
     (*Yeliu Yélev, entonces líder*; *Ricardo García, como jugador*)."""
     markers = language.predicate_markers if language is not None else frozenset()
-    capitalised = [(w["form"] or "")[:1].isupper() for w in ws]
+    capitalised = [name_cased(w["form"] or "") for w in ws]
     position = {int(w["id"]): i for i, w in enumerate(ws)}
     in_name = [w["upos"] == "PROPN" and capitalised[i] for i, w in enumerate(ws)]
     for i, w in enumerate(ws):  # a capitalised given name tagged a noun, in a flat name (spaCy: Hosni Moubarak)
@@ -157,6 +158,12 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
         nominal = w["upos"] in ("NOUN", "PROPN", "ADJ", "X")
         if nominal and index + 1 in full and (not in_name[index] or index + 2 < n and in_name[index + 2]):
             out.add(index)
+            # and the noun before the adjectives it has there (he הפרופסור אמריטוס שמואל אביטל)
+            k = index
+            while k > 0 and ws[k]["upos"] == "ADJ" and ws[k - 1]["upos"] in ("NOUN", "ADJ") and (
+                    position.get(int(ws[k]["head"] or 0)) == k - 1 or position.get(int(ws[k - 1]["head"] or 0)) == k):
+                k -= 1  # (however the parser hung the two on each other)
+                out.add(k)
         # set off by a comma, however a parser attached it: *son frère, Jean Dupont,*
         # (before it, the comma may be followed by the noun's own adverbs and adjectives,
         # and by a predicate marker: *Yeliu Yélev, entonces líder*, *Ricardo García, como jugador*)
@@ -220,9 +227,12 @@ def _with_conjuncts(found: set[int], ws: Sequence[dict], position: Mapping[int, 
 def modifies_a_thing(index: int, ws: Sequence[dict], gazetteer: Gazetteer, generator) -> bool:
     """A person noun used as an adjective of a thing noun before it (*el grupo inversor*, *le pays
     producteur*): it names no person. The noun before is a thing's: no person noun, and no
-    adjective the reinflection lexicon attests (*Cette nouvelle voisine*: a parser's inversion)."""
+    adjective the reinflection lexicon attests (*Cette nouvelle voisine*: a parser's inversion). An
+    adjective of a name before it is the name's, whose gender stays (he מזרח-פרוסיה הגרמנית)."""
     word = ws[index]
     head = next((k for k, w in enumerate(ws) if w["id"] == word["head"]), None)
+    if head is not None and head < index and ws[head]["upos"] == "PROPN" and relation(word["deprel"]) == "amod":
+        return True
     if head is None or head > index or ws[head]["upos"] != "NOUN":
         return False
     # an amod, or an apposition right after the noun with no determiner of its own (spaCy: grupo
@@ -483,7 +493,7 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
                             for g in own))
 
     def a_name(w: dict) -> bool:
-        return (w["upos"] == "PROPN" and (w["form"] or "")[:1].isupper() and gazetteer.lookup(w, sentence) is None
+        return (w["upos"] == "PROPN" and name_cased(w["form"] or "") and gazetteer.lookup(w, sentence) is None
                 and language.paradigm_tag(w["form"]) is None and language.pronoun(w["form"], w["deprel"] or "") is None)
 
     def predicates(head: int) -> list[int]:

@@ -58,14 +58,14 @@ def uninvert_noun_phrases(ws: list[dict], nouns: Collection[int] = ()) -> None:
     """A noun attached as ``amod`` of an adjective, or a person noun attached as ``amod`` of
     another word of its phrase, heads it instead, with its place in the tree and its determiners
     (a parser's inversion: *Cette nouvelle voisine*, *La diosa griega*); the demoted word is an
-    adjective."""
+    adjective. Not under a name: a listed word there is the name's adjective (he מזרח-פרוסיה הגרמנית)."""
     by_id = {int(w["id"]): w for w in ws}
     for index, w in enumerate(ws):
         head = by_id.get(int(w["head"] or 0))
         if relation(w["deprel"]) != "amod" or head is None:
             continue
         inverted = w["upos"] in ("NOUN", "PROPN") and head["upos"] == "ADJ"
-        person = index in nouns and head["upos"] in ("NOUN", "PROPN", "ADJ") and ws.index(head) not in nouns
+        person = index in nouns and head["upos"] in ("NOUN", "ADJ") and ws.index(head) not in nouns
         if not (inverted or person):
             continue
         w["head"], w["deprel"] = head["head"], head["deprel"]

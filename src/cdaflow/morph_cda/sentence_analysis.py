@@ -29,6 +29,7 @@ from cdaflow.morph_cda.parse_repairs import (
 from cdaflow.morph_cda.reinflection import Reinflector
 from cdaflow.morph_cda.tags import GENDER_SWAP, Tag, TagInventory, gender_of, tag_from_feats
 from cdaflow.morph_cda.tree_encoding import POS_INDEX, REL_INDEX, EncodedSentence, encode_words, relation
+from cdaflow.text.case import name_cased
 
 
 class SentenceAnalyser:
@@ -352,11 +353,14 @@ class SentenceAnalyser:
     def _repair_conjuncts(self, ws: list[dict], children: dict[int, list[dict]]) -> None:
         """A conjunct of an adjective that a parser tagged as something else (spaCy: *sano y salvo*
         with *salvo* a preposition, *agotado y dolorido* with *dolorido* a finite verb, *sucias y
-        cansadas* with *cansadas* a noun) is an adjective, agreeing as its first conjunct does."""
+        cansadas* with *cansadas* a noun) is an adjective, agreeing as its first conjunct does. Not a
+        name written as one (he הפרופסור אמריטוס שמואל אביטל, the name a conjunct of the adjective); a
+        lower-case "name" is the parser's slip (*alto y moreno/PROPN*)."""
         by_id = {int(w["id"]): w for w in ws}
         for w in ws:
             head = by_id.get(int(w["head"] or 0))
-            if relation(w["deprel"]) != "conj" or head is None or not _agreeing(head) or w["upos"] == "ADJ":
+            if relation(w["deprel"]) != "conj" or head is None or not _agreeing(head) or w["upos"] == "ADJ" or (
+                    w["upos"] == "PROPN" and name_cased(w["form"] or "")):
                 continue
             own = {relation(c["deprel"]) for c in children.get(int(w["id"]), [])}
             if own & {"det", "case", "nsubj", "cop", "obj"}:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["match_case", "match_initial_case", "with_initial_case"]
+__all__ = ["match_case", "match_initial_case", "name_cased", "with_initial_case"]
 
 
 def match_case(original: str, new: str) -> str:
@@ -22,6 +22,13 @@ def match_case(original: str, new: str) -> str:
             if char.isupper() or char.islower():
                 return new[:index] + char.upper() + new[index + 1 :]
     return new
+
+
+def name_cased(form: str) -> bool:
+    """Whether `form` is written as a name may be: capitalised, or in a script without letter case
+    (Hebrew), where only the parser's tag tells a name from a word (*דני כהן*)."""
+    first = form[:1]
+    return first.isupper() or (first.isalpha() and not first.islower())
 
 
 def with_initial_case(text: str, *, upper: bool) -> str:
