@@ -141,7 +141,9 @@ def agreeing_words(ws: Sequence[dict], index: int, language) -> list[int]:
         finite = getattr(language, "finite_verbs_agree", False) and w["upos"] in ("VERB", "AUX") and bool(
             (w["feats"] or {}).get("Gender")) and (w["feats"] or {}).get("VerbForm") != "Inf" and (
             w["feats"] or {}).get("Person") not in ("1", "2")  # הכנתי: the speaker's
-        return w["upos"] in ("ADJ", "DET") or (w["feats"] or {}).get("VerbForm") == "Part" or finite or (
+        numeral = getattr(language, "numerals_agree", False) and w["upos"] == "NUM" and bool(
+            (w["feats"] or {}).get("Gender"))
+        return w["upos"] in ("ADJ", "DET") or (w["feats"] or {}).get("VerbForm") == "Part" or finite or numeral or (
             w["upos"] == "PRON" and closed) or (w["upos"] in ("PRON", "PROPN") and relation(w["deprel"]) == "det")
 
     out: list[int] = []

@@ -189,9 +189,44 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
     _doubled_possessors(info)
     _resumptive_pronouns(info)
     _ages(info)
+    _names_and_constructs(info)
 
 
 _AGES = {"בן": "Masc", "בת": "Fem"}
+
+
+def _names_and_constructs(info) -> None:
+    """Words whose kind hspell and the spelling tell, whatever the parser tagged them.
+
+    A word hspell knows only as a proper name (שמואל, אלכס: every analysis פרטי) is a name, which never
+    changes; so are two words in a row with no prefix that hspell reads as names among other readings
+    (דן לוי: "judged" and "companion" too), a given name and a surname, and a name's flat:name part. The
+    first word of a hyphenated construct (כתב-העת, בית-הספר: glued to a hyphen and the
+    article after it) is a noun in the construct state, never the verb hspell also reads (כתב "wrote"), so
+    it takes no subject's gender."""
+    words = [w for w, *_ in info]
+
+    def named(k: int) -> bool:  # a word with no prefix that hspell reads as a name
+        return 0 <= k < len(info) and not info[k][1] and not info[k][2] and any("פרטי" in f for _, f in info[k][3])
+
+    for k, (word, _, _, analyses) in enumerate(info):
+        only_a_name = analyses and all("פרטי" in f for _, f in analyses)
+        if word["upos"] in ("NOUN", "ADJ", "VERB") and (only_a_name or named(k) and (named(k - 1) or named(k + 1))):
+            word["upos"], word["xpos"], word["feats"] = "PROPN", None, None
+            continue
+        glued = (word.get("misc") or {}).get("SpaceAfter") == "No"
+        constructs = [f for _, f in analyses if f[:1] == ("ע",) and "סמיכות" in f]
+        if (word["upos"] != "NOUN" and glued and constructs and k + 2 < len(words) and words[k + 1]["form"] == "-"
+                and (words[k + 1].get("misc") or {}).get("SpaceAfter") == "No" and info[k + 2][1]
+                and words[k + 2]["upos"] == "DET"):
+            gender, number = gender_number(constructs[0])
+            word["upos"], word["xpos"] = "NOUN", None
+            word["feats"] = {"Gender": gender, "Number": number, "Definite": "Cons"} if gender and number else None
+    by_id = {w["id"]: w for w in words}
+    for word in words:  # a name's flat:name part, whatever its tag (שמואל לוי/ADP)
+        if word["deprel"] == "flat:name" and word["upos"] != "PUNCT" and (
+                by_id.get(word["head"], {}).get("upos") == "PROPN"):
+            word["upos"], word["xpos"], word["feats"] = "PROPN", None, None
 
 
 def _ages(info) -> None:
@@ -234,15 +269,18 @@ def _resumptive_pronouns(info) -> None:
 
 
 def _doubled_possessors(info) -> None:
-    """A possessive suffix doubled by the של phrase after it (לבם של הפקידים, קולו של הזמר): the
-    suffix's pronoun names that phrase's noun, so it agrees with it as a determiner does (a det of
-    the noun; the language file's paradigms give its other forms)."""
+    """A possessive suffix doubled by the של phrase after it (לבם של הפקידים, קולו של הזמר, past the
+    noun's adjectives: למאבקם הפומבי של השופטים): the suffix's pronoun names that phrase's noun, so it
+    agrees with it as a determiner does (a det of the noun; the language file's paradigms give its other
+    forms)."""
     words = [w for w, *_ in info]
     for k, (word, _, _, _) in enumerate(info):
         if word["form"] not in SUFFIX_PRONOUNS.values() or k < 2 or words[k - 1]["form"] != "_של_":
             continue
-        # the next token: של, then the noun (after its article)
-        j = k + 1
+        # the next token past the noun's adjectives (and their article): של, then the noun (after its article)
+        j, noun = k + 1, words[k - 2]["id"]
+        while j < len(words) and (info[j][1] or words[j]["upos"] == "ADJ" and words[j]["head"] == noun):
+            j += 1
         if j >= len(words) or words[j]["form"] not in ("של", "של_"):
             continue
         j += 1
@@ -252,12 +290,16 @@ def _doubled_possessors(info) -> None:
             continue
         gender, number = (words[j]["feats"] or {}).get("Gender"), (words[j]["feats"] or {}).get("Number")
         own = words[k]["feats"] or {}
-        if (gender, number) != (own.get("Gender"), own.get("Number")):
-            continue
-        saved = (words[k]["head"], words[k]["deprel"])
-        words[k]["head"], words[k]["deprel"] = words[j]["id"], "det"
-        if not _acyclic(words):
-            words[k]["head"], words[k]["deprel"] = saved
+        if (gender, number) == (own.get("Gender"), own.get("Number")):
+            _as_determiner(words, word, words[j])
+
+
+def _as_determiner(words, pronoun, noun) -> None:
+    """`pronoun` hung on `noun` as a determiner, which agrees with it, unless that makes a cycle."""
+    saved = (pronoun["head"], pronoun["deprel"])
+    pronoun["head"], pronoun["deprel"] = noun["id"], "det"
+    if not _acyclic(words):
+        pronoun["head"], pronoun["deprel"] = saved
 
 
 def _relative_of(info, content, position, closed_class) -> None:

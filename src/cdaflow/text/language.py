@@ -182,6 +182,7 @@ class Language:
     complete_agreement: bool = False  # after the MRF, plain agreement rules change what it left (cda.py)
     relative_object_agreement: bool = False  # fr la cliente que j'ai servie: a perfect's participle agrees
     finite_verbs_agree: bool = False  # a finite verb shows its subject's gender (he כתב, כתבה)
+    numerals_agree: bool = False  # a cardinal with a gender agrees with its noun (he שלושה או ארבעה)
     lexicon: str = "hunspell"  # the lexicon check's dictionaries: hunspell, or hspell (he)
     gender_endings_first: bool = False  # the lexicon check tries gender_endings' swaps before the reinflector's
     # a small parser's person nouns by the gazetteer: a listed word tagged otherwise after a determiner is
@@ -445,6 +446,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         relative_object_agreement=bool(data.get("relative_object_agreement", False)),
         complete_agreement=bool(data.get("complete_agreement", False)),
         finite_verbs_agree=bool(data.get("finite_verbs_agree", False)),
+        numerals_agree=bool(data.get("numerals_agree", False)),
         lexicon=str(data.get("lexicon", "hunspell")),
         gender_endings_first=bool(data.get("gender_endings_first", False)),
         nouns_by_gazetteer=bool(data.get("nouns_by_gazetteer", False)),
