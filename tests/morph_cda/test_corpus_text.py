@@ -385,5 +385,6 @@ def test_a_full_name_ties_the_noun_before_its_adjectives_and_a_caseless_name():
     hebrew = tree("אמר דני כהן, איש הצבא.", ("אמר", "אמר", "VERB", MS, 0, "root"),
                   ("דני", "דני", "PROPN", "", 1, "nsubj"), ("כהן", "כהן", "PROPN", "", 2, "flat:name", "SpaceAfter=No"),
                   (",", ",", "PUNCT", "", 1, "punct"), ("איש", "איש", "NOUN", MS, 1, "nsubj"),
-                  ("צבא", "צבא", "NOUN", MS, 5, "compound:smixut", "SpaceAfter=No"), (".", ".", "PUNCT", "", 1, "punct"))
+                  ("צבא", "צבא", "NOUN", MS, 5, "compound:smixut", "SpaceAfter=No"),
+                  (".", ".", "PUNCT", "", 1, "punct"))
     assert named(hebrew) == ["איש"]
