@@ -388,3 +388,36 @@ def test_a_full_name_ties_the_noun_before_its_adjectives_and_a_caseless_name():
                   ("צבא", "צבא", "NOUN", MS, 5, "compound:smixut", "SpaceAfter=No"),
                   (".", ".", "PUNCT", "", 1, "punct"))
     assert named(hebrew) == ["איש"]
+
+
+def test_a_noun_after_a_predicate_marker_says_what_a_kept_subject_or_a_name_is():
+    from cdaflow.morph_cda.fixed_words import marked_after_a_name, predicates_of_a_fixed_subject
+    from cdaflow.text import language as languages
+
+    spanish_file, gazetteer = languages.load("es"), Gazetteer(
+        {"camarero": "camarera", "hombre": "mujer"}, {"camarera": "camarero", "mujer": "hombre"})
+
+    def kept(conllu):
+        (sentence,) = parse_conllu_string(conllu)
+        ws = words(sentence)
+        found = predicates_of_a_fixed_subject(ws, gazetteer, spanish_file, sentence)
+        return sorted(ws[i]["form"] for i in found | marked_after_a_name(ws, gazetteer, spanish_file))
+
+    # Juan trabaja como camarero: the name's predicate, however a parser hung it
+    works = tree("Juan trabaja como camarero.", ("Juan", "Juan", "PROPN", "", 2, "nsubj"),
+                 ("trabaja", "trabajar", "VERB", COP, 0, "root"), ("como", "como", "ADP", "", 4, "case"),
+                 ("camarero", "camarero", "NOUN", MS, 2, "dep"), (".", ".", "PUNCT", "", 2, "punct"))
+    assert kept(works) == ["camarero"]
+    # la tarjeta de Pérez como camarero: right after the name
+    card = tree("Vi la tarjeta de Pérez como camarero.", ("Vi", "ver", "VERB", COP, 0, "root"),
+                ("la", "el", "DET", FS, 3, "det"), ("tarjeta", "tarjeta", "NOUN", FS, 1, "obj"),
+                ("de", "de", "ADP", "", 5, "case"), ("Pérez", "Pérez", "PROPN", "", 3, "nmod"),
+                ("como", "como", "ADP", "", 7, "case"), ("camarero", "camarero", "NOUN", MS, 3, "nmod"),
+                (".", ".", "PUNCT", "", 1, "punct"))
+    assert kept(card) == ["camarero"]
+    # a person noun's own predicate is free to change with it
+    waiter = tree("El hombre trabaja como camarero.", ("El", "el", "DET", MS, 2, "det"),
+                  ("hombre", "hombre", "NOUN", MS, 3, "nsubj"), ("trabaja", "trabajar", "VERB", COP, 0, "root"),
+                  ("como", "como", "ADP", "", 5, "case"), ("camarero", "camarero", "NOUN", MS, 3, "obl"),
+                  (".", ".", "PUNCT", "", 3, "punct"))
+    assert kept(waiter) == []

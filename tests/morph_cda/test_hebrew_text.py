@@ -647,6 +647,14 @@ ROUND_FOUR = [
     ("הפרופסור אמריטוס שמואל לוי הרצה אתמול.", "הפרופסור אמריטוס שמואל לוי הרצה אתמול."),
     ("השופט דן לוי, חבר הוועדה, הגיע מוקדם.", "השופט דן לוי, חבר הוועדה, הגיע מוקדם."),
     ("קולו של הזמר נשמע היטב.", "קולה של הזמרת נשמע היטב."),
+    # a construct's complement before the comma of a full name; a noun after כ said of a name or a kept noun
+    ("שחקן הקבוצה, יוסי לוי, נפצע אתמול.", "שחקן הקבוצה, יוסי לוי, נפצע אתמול."),
+    ("נמצא כרטיס ובו שמו של גרוסברג כמנהל המפעל.", "נמצא כרטיס ובו שמו של גרוסברג כמנהל המפעל."),
+    ("דני עבד כמלצר.", "דני עבד כמלצר."),
+    ("ילדיו גדלים כיהודים.", "ילדיו גדלים כיהודים."),
+    # a subject pronoun opens a clause (the parser's עבד: "slave"); the future's prefix shows the gender
+    ("הוא עבד כמלצר במסעדה.", "היא עבדה כמלצרית במסעדה."),
+    ("השופט יעמוד בראש הוועדה.", "השופטת תעמוד בראש הוועדה."),
 ]
 
 
@@ -655,4 +663,11 @@ ROUND_FOUR = [
 def test_round_four_sentences(pipeline, text, wanted):
     result = counterfactual(pipeline, text, "flip")
     assert (result.counterfactual or text) == wanted
+
+
+def test_the_futures_prefix_shows_the_gender():
+    assert "תשוב" in HEBREW.gender_candidates("ישוב", "Masc", "Fem", "Sing", "Fut")
+    assert "יעמוד" in HEBREW.gender_candidates("תעמוד", "Fem", "Masc", "Sing", "Fut")
+    assert "תשוב" not in HEBREW.gender_candidates("ישוב", "Masc", "Fem", "Sing", "Past")
+    assert "תשובו" not in HEBREW.gender_candidates("ישובו", "Masc", "Fem", "Plur", "Fut")  # both genders' plural
 

@@ -378,7 +378,8 @@ class CounterfactualGenerator:
             if self.hunspell is None:
                 lists.append([primary])
                 continue
-            swapped = self.language.gender_candidates(full, next(iter(gender_of(query.old_tag)), ""), gender, number)
+            swapped = self.language.gender_candidates(full, next(iter(gender_of(query.old_tag)), ""), gender, number,
+                                                      query.features.get("Tense"))
             # where the lemma does not rebuild the word (a parser's wrong lemma: *content* as
             # *conter*), the word's own form with its ending swapped goes before the lemma's
             lemma_rebuilds = old is None or old == full

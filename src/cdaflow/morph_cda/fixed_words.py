@@ -156,7 +156,11 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
     for index, w in enumerate(ws):
         # right before a full name; a capitalised title, before two names (el Rey Juan Carlos)
         nominal = w["upos"] in ("NOUN", "PROPN", "ADJ", "X")
-        if nominal and index + 1 in full and (not in_name[index] or index + 2 < n and in_name[index + 2]):
+        # (not a construct noun whose complement the name is: he שחקני מכבי תל אביב, the team's players)
+        construct = index + 1 < n and relation(ws[index + 1]["deprel"]) == "compound" and position.get(
+            int(ws[index + 1]["head"] or 0)) == index
+        if nominal and index + 1 in full and not construct and (
+                not in_name[index] or index + 2 < n and in_name[index + 2]):
             out.add(index)
             # and the noun before the adjectives it has there (he הפרופסור אמריטוס שמואל אביטל)
             k = index
@@ -170,7 +174,8 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
         start = index
         while start > 0 and _said_of_the_noun(start - 1, index, ws, position, markers):
             start -= 1
-        comma = [index + 2 if index + 1 < n and ws[index + 1]["form"] == "," else None,
+        end = _construct_end(index, ws, position)
+        comma = [end + 2 if end + 1 < n and ws[end + 1]["form"] == "," else None,
                  start - 2 if start > 0 and ws[start - 1]["form"] == "," else None]
         if not in_name[index] and w["upos"] == "NOUN" and any(c in full for c in comma if c is not None):
             out.add(index)
@@ -194,6 +199,21 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
             out.add(index)
     # and its conjuncts: *Théodore Herzl, journaliste, écrivain et fondateur*
     return _with_conjuncts(out, ws, position)
+
+
+def _construct_end(index: int, ws: Sequence[dict], position: Mapping[int, int]) -> int:
+    """The last word of noun `index` with the construct complements right after it and their articles
+    and name parts (he שחקן בית שאן, שחקן הקבוצה): the noun's phrase before a comma."""
+    end = index
+    while end + 1 < len(ws):
+        k = end + 1
+        if ws[k]["upos"] == "DET" and k + 1 < len(ws) and position.get(int(ws[k]["head"] or 0)) == k + 1:
+            k += 1  # the complement's article
+        if not (relation(ws[k]["deprel"]) in ("compound", "flat") and index <= position.get(
+                int(ws[k]["head"] or 0), -1) < k):
+            return end
+        end = k
+    return end
 
 
 def _said_of_the_noun(k: int, noun: int, ws: Sequence[dict], position: Mapping[int, int],
@@ -413,6 +433,21 @@ def predicates_of_an_object_pronoun(ws: Sequence[dict], language) -> set[int]:
     return out
 
 
+def marked_after_a_name(ws: Sequence[dict], gazetteer: Gazetteer, language) -> set[int]:
+    """Nouns (0-based) right after one of the language file's ``predicate_markers`` that follows a name
+    (*Pérez como presidente*, he גרוסבורד כמנהל): they say what the named person is, whose gender the
+    counterfactual keeps; their conjuncts too."""
+    position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    out = set()
+    for i in range(2, len(ws)):
+        marker, name = ws[i - 1], ws[i - 2]
+        if (ws[i]["upos"] == "NOUN" and (marker["form"] or "").lower() in language.predicate_markers
+                and position.get(int(marker["head"] or 0)) == i and name["upos"] == "PROPN"
+                and name_cased(name["form"] or "") and gazetteer.lookup(name) is None):
+            out.add(i)
+    return _with_conjuncts(out, ws, position)
+
+
 def person_nouns_before_a_comma(ws: Sequence[dict], fixed: set[int], gazetteer: Gazetteer) -> set[int]:
     """Person nouns (0-based) of the noun phrase right before a comma that opens a phrase naming a
     person whose gender is kept, however a parser attached the two: an apposition (*l'apport d'un
@@ -516,7 +551,14 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
                     and ws[c]["upos"] == "NOUN"):
                 found.append(c)
             passive = any(ws[g]["deprel"] == "aux:pass" for g in children.get(head, []))
-            if (rel == "xcomp" or (rel == "obj" and passive)) and ws[c]["upos"] in ("NOUN", "PROPN", "ADJ"):
+            # a noun after a predicate marker says what the subject is (he גדלים כיהודים, es trabaja como camarero)
+            # (however a small parser hung it: he iobj, dep)
+            marked = ws[c]["upos"] == "NOUN" and rel not in ("nsubj", "conj", "appos", "compound") and any(
+                relation(ws[g]["deprel"]) in ("case", "mark")
+                and (ws[g]["form"] or "").lower() in language.predicate_markers for g in children.get(c, []))
+            if marked:
+                found.append(c)
+            elif (rel == "xcomp" or (rel == "obj" and passive)) and ws[c]["upos"] in ("NOUN", "PROPN", "ADJ"):
                 found.append(c)  # a passive verb's "object" is its predicative (a parser's slip)
             elif rel in ("obj", "obl") and ws[c]["upos"] == "NOUN" and (becomes(head, c) or passive and elected(c)):
                 found.append(c)
@@ -543,6 +585,8 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
             or any(relation(ws[c]["deprel"]) == "cop" and (ws[c]["feats"] or {}).get("Person") in ("1", "2")
                    and (ws[c]["feats"] or {}).get("Number") == "Sing" for c in children.get(head, []))
             or a_name(w)
+            # a noun that keeps its form: he ילדיו = ילד_ + _של_ + _הוא (interventions.py)
+            or (w["upos"] == "NOUN" and len(w["form"] or "") > 1 and (w["form"] or "").endswith("_"))
             # a relative pronoun whose clause hangs on a name (el Grupo Protexa, quien se erigió en dueño)
             or (w["upos"] == "PRON" and "Rel" in (feats.get("PronType") or "")
                 and relation(ws[head]["deprel"]) == "acl" and position.get(int(ws[head]["head"] or 0)) is not None

@@ -16,6 +16,7 @@ from cdaflow.morph_cda.fixed_words import (
     bare_after,
     in_a_compound,
     kind_of_a_thing,
+    marked_after_a_name,
     modifies_a_thing,
     name_parts,
     named_by_a_full_name,
@@ -57,7 +58,8 @@ def interventions_for(
         ws, gazetteer, generator.language, sentence)
     named |= nouns_apposed_to(ws, named | names_with_an_article(ws, gazetteer, generator.language))
     named |= person_nouns_before_a_comma(ws, named, gazetteer)
-    named |= predicates_of_an_object_pronoun(ws, generator.language)
+    named |= predicates_of_an_object_pronoun(ws, generator.language) | marked_after_a_name(
+        ws, gazetteer, generator.language)
     pronouns: list[Intervention] = []  # kept where they name a person (pronoun_referents), once the nouns are known
     for index, word in enumerate(ws):
         if in_names[index] or index in named:

@@ -171,9 +171,15 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             gender, number = gender_number((nouns if "ה" in units or described else possessed)[0])
             noun["upos"], noun["xpos"], noun["lemma"] = "NOUN", None, noun["form"]
             noun["feats"] = {k: v for k, v in (("Gender", gender), ("Number", number)) if v}
+        feats = noun["feats"] or {}
+        # a subject pronoun opens a clause too (הוא עבד: the parser's עבד a noun, "slave"); it has no adjectives
+        pronoun = noun["upos"] == "PRON" and noun["deprel"] == "nsubj" and not units and bool(feats.get("Gender"))
+        if pronoun:
+            if feats.get("Number") in ("Sing", "Plur") and _opens_clause(info, content, position):
+                _repair_clause(info, content, position, {feats["Gender"]}, feats["Number"], True)
+            continue
         if noun["upos"] not in ("NOUN", "PROPN") or not set(units) <= _NOMINAL_PREFIXES:
             continue
-        feats = noun["feats"] or {}
         number = feats.get("Number")
         if not nouns and possessed and noun["upos"] == "NOUN":
             nouns = possessed  # אחי: a noun with its possessive suffix, definite as with the article

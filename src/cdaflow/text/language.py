@@ -145,6 +145,7 @@ class Language:
     adverbial_adjectives: frozenset[str] = frozenset()  # used as adverbs, invariable (sentir bon)
     name_titles: frozenset[str] = frozenset()  # words that make a proper name with the name after them (Santa)
     gender_endings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # number -> pairs
+    gender_prefixes: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # tense -> pairs
     # a noun whose counterpart depends on its sense: feminine -> (masculine with a possessor, without
     # one): femme -> (mari, homme), fille -> (fils, garçon)
     sense_counterparts: Mapping[str, tuple[str, str]] = field(default_factory=dict)
@@ -283,9 +284,12 @@ class Language:
                         return full
         return form
 
-    def gender_candidates(self, form: str, old_gender: str, new_gender: str, number: str | None) -> list[str]:
+    def gender_candidates(self, form: str, old_gender: str, new_gender: str, number: str | None,
+                          tense: str | None = None) -> list[str]:
         """`form` (lower case) with its gender ending swapped, every way ``gender_endings`` allows,
-        longest ending first (*inquiet* -> *inquiète*, *inquiette*): candidates for the lexicon check."""
+        longest ending first (*inquiet* -> *inquiète*, *inquiette*): candidates for the lexicon check.
+        Then, for a verb of a `tense` that marks gender by a prefix (``gender_prefixes``: he future
+        ישוב -> תשוב), the form with that prefix swapped."""
         if old_gender == new_gender or {old_gender, new_gender} != set(GENDERS):
             return []
         pairs = self.gender_endings.get(number or "Sing", ())
@@ -299,6 +303,10 @@ class Language:
                     candidate = spell_final_letters(candidate, finals)
                 if candidate not in out and candidate != form:
                     out.append(candidate)
+        for masc, fem in self.gender_prefixes.get(tense or "", ()) if (number or "Sing") == "Sing" else ():
+            old, new = (masc, fem) if old_gender == "Masc" else (fem, masc)
+            if form.startswith(old) and len(form) > len(old) and new + form[len(old):] not in out:
+                out.append(new + form[len(old):])
         return out
 
     def readings_by_ending(self, form: str) -> list[tuple[tuple[str, str], list[str]]]:
@@ -473,6 +481,9 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         paradigms=tuple(
             {tags(cell)[0]: form.lower() for cell, form in paradigm.items()} for paradigm in data.get("paradigms", [])
         ),
+        gender_prefixes={
+            tense: tuple((m, f) for m, f in pairs) for tense, pairs in (data.get("gender_prefixes") or {}).items()
+        },
         gender_endings={
             number: tuple((m, f) for m, f in pairs) for number, pairs in (data.get("gender_endings") or {}).items()
         },
