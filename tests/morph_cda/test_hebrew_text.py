@@ -655,6 +655,9 @@ ROUND_FOUR = [
     # a subject pronoun opens a clause (the parser's עבד: "slave"); the future's prefix shows the gender
     ("הוא עבד כמלצר במסעדה.", "היא עבדה כמלצרית במסעדה."),
     ("השופט יעמוד בראש הוועדה.", "השופטת תעמוד בראש הוועדה."),
+    # after a quantifier, a relative clause and a comma, the main verb; a participle after כ is a person noun
+    ("כל סטודנט חדש שירצה ללמוד בספרייה, יקבל כרטיס.", "כל סטודנטית חדשה שתרצה ללמוד בספרייה, תקבל כרטיס."),
+    ("ההורים הזמינו עשרה עובדים זרים כמתנדבים.", "ההורים הזמינו עשר עובדות זרות כמתנדבות."),
 ]
 
 
@@ -670,4 +673,21 @@ def test_the_futures_prefix_shows_the_gender():
     assert "יעמוד" in HEBREW.gender_candidates("תעמוד", "Fem", "Masc", "Sing", "Fut")
     assert "תשוב" not in HEBREW.gender_candidates("ישוב", "Masc", "Fem", "Sing", "Past")
     assert "תשובו" not in HEBREW.gender_candidates("ישובו", "Masc", "Fem", "Plur", "Fut")  # both genders' plural
+
+
+def test_an_infinitive_complement_and_a_participle_after_a_preposition():
+    from cdaflow.text.hebrew import _correct_tags
+
+    # צריכים לחשוש: hspell reads לחשוש as a noun ("whisper") and as ל + the infinitive of חשש
+    word = {"id": 2, "form": "לחשוש", "lemma": "לחשוש", "upos": "NOUN", "xpos": None, "feats": M,
+            "head": 1, "deprel": "xcomp"}
+    _correct_tags(word, (("לחשוש", ("ע", "ז", "יחיד")), ("חשש", ("פ", "מקור"))))
+    assert (word["upos"], word["feats"]) == ("VERB", {"VerbForm": "Inf"})
+    # כמתנדבים: the parser's participle, with its preposition, is the noun (the gazetteer's person)
+    plural = {"Gender": "Masc", "Number": "Plur"}
+    words, info = _sentence([("הזמינו", "VERB", plural, 0, "root", []), ("כ", "ADP", {}, 3, "case", None),
+                             ("מתנדבים", "VERB", plural, 1, "obl", ["כ"])])
+    info[2] = (*info[2][:3], (("התנדב", ("פ", "ז", "רבים", "הווה")),))
+    repair_clauses(info)
+    assert words[2]["upos"] == "NOUN"
 

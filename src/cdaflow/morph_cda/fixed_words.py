@@ -551,9 +551,12 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
                     and ws[c]["upos"] == "NOUN"):
                 found.append(c)
             passive = any(ws[g]["deprel"] == "aux:pass" for g in children.get(head, []))
-            # a noun after a predicate marker says what the subject is (he גדלים כיהודים, es trabaja como camarero)
-            # (however a small parser hung it: he iobj, dep)
-            marked = ws[c]["upos"] == "NOUN" and rel not in ("nsubj", "conj", "appos", "compound") and any(
+            # a noun after a predicate marker says what the subject is (he גדלים כיהודים, es trabaja como camarero),
+            # however a small parser hung it (he iobj, dep); with an object, what the object is (הזמינו עובדים
+            # כמתנדבים)
+            objects = any(relation(ws[g]["deprel"]) == "obj" for g in children.get(head, []))
+            marked = ws[c]["upos"] == "NOUN" and rel not in ("nsubj", "conj", "appos", "compound") and not objects
+            marked = marked and any(
                 relation(ws[g]["deprel"]) in ("case", "mark")
                 and (ws[g]["form"] or "").lower() in language.predicate_markers for g in children.get(c, []))
             if marked:

@@ -285,6 +285,11 @@ class Segmenter:
             analyses = () if pronoun else tuple(
                 a for r in readings.get(token, ()) if r.prefix == prefix and r.stem == rest for a in r.analyses
             )
+            infinitive = self.facts.infinitive_prefix
+            if infinitive and rest.startswith(infinitive) and not pronoun:  # לחשוש: a noun, and ל + the infinitive
+                analyses += tuple(a for r in readings.get(token, ()) if r.prefix == prefix + infinitive
+                                  and r.stem == rest[len(infinitive):] and _infinitive(r.analyses)
+                                  for a in r.analyses if "מקור" in a[1])
             possessor = None if pronoun else _possessor(analyses, self.facts.possessors)
             if possessor is not None:  # מעמדם = מעמד_ + _של_ + _הם, as HTB writes it
                 base = analyses[0][0] + "_"
@@ -460,6 +465,11 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
     speech agree on gender (or number), the word takes it (a possessive suffix's person is not
     the word's).
     """
+    if word["upos"] in ("NOUN", "ADJ") and word.get("deprel") == "xcomp" and _infinitive(analyses):
+        # a complement that hspell reads as ל + an infinitive (צריכים לחשוש; the parser: a noun): the
+        # infinitive, which has no gender
+        word["upos"], word["xpos"], word["feats"] = "VERB", None, {"VerbForm": "Inf"}
+        return
     kinds = [HSPELL_POS.get(features[0]) for _, features in analyses if features]
     proper = any(features[:2] == ("ע", "פרטי") for _, features in analyses)
     upos = word["upos"]

@@ -107,8 +107,11 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             for part in [word] + [w for w, *_ in info if w["deprel"] == "flat:name" and w["head"] == word["id"]]:
                 part["upos"], part["xpos"], part["feats"] = "PROPN", None, None
         # an adjective with a preposition of its own in a noun's relation (הודיעה על תוכניות): it stands
-        # for a noun (hspell knows תוכניות only as the adjective), and agrees with nothing
-        if word["upos"] == "ADJ" and word["deprel"] in ("obj", "iobj", "obl", "nmod") and any(
+        # for a noun (hspell knows תוכניות only as the adjective), and agrees with nothing; so does a
+        # participle (כמתנדבים, למנהלים: the one who does it, a person noun if the gazetteer lists it)
+        participle = word["upos"] == "VERB" and any(f[:1] == ("פ",) for _, f in analyses) and all(
+            "הווה" in f for _, f in analyses if f[:1] == ("פ",))
+        if (word["upos"] == "ADJ" or participle) and word["deprel"] in ("obj", "iobj", "obl", "nmod") and any(
                 w["deprel"] == "case" and w["head"] == word["id"] for w, *_ in info):
             word["upos"], word["xpos"] = "NOUN", None
         # a finite verb coordinated with one of another number has a subject of its own (התקשרו ..., ורק אז
@@ -384,7 +387,8 @@ def _opens_clause(info, content, position) -> bool:
     form = before["form"]
     if before["upos"] in ("PUNCT", "SCONJ", "CCONJ", "ADV") and form not in ("של", "של_", "את", "את_"):
         return True
-    return False
+    # after a quantifier that opens it (כל סטודנט, כמה שחקנים)
+    return before["upos"] == "DET" and not info[content[position - 1]][2] and _opens_clause(info, content, position - 1)
 
 
 def _form_of(info, k) -> str:
@@ -456,6 +460,13 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
                     k += 2
                 else:
                     break
+            # its other words up to a comma, then the main clause's verb (כל סטודנט שירצה ללמוד בספרייה, יקבל)
+            comma = next((n for n in range(k, min(k + 8, len(content))) if _form_of(info, content[n]) == ","), None)
+            after = comma + 1 if comma is not None and comma + 1 < len(content) else None
+            if after is not None and not info[content[after]][2] and any(
+                    f[:1] == ("פ",) for _, f in _agreeing_readings(info[content[after]][3], genders, number)) and not (
+                    k < len(content) and _agreeing_readings(info[content[k]][3], genders, number)):
+                k = after
     while k < len(content) and info[content[k]][0]["upos"] == "ADV" and not info[content[k]][2]:
         k += 1
     # the copula and the predicate
