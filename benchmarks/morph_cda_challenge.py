@@ -50,6 +50,9 @@ CONSTRUCTIONS = (
     "object_participle",
     "noun_adjective",
     "prenominal_det",
+    "possessive",
+    "numeral",
+    "future",
 )
 
 
