@@ -19,6 +19,7 @@ _NOMINAL_PREFIXES = frozenset({"ו", "ה", "ש", "כש"})  # prefixes a subject 
 _MODIFIER_PREFIXES = (("ה",), ("ו", "ה"))  # an adjective of a definite noun: הקטן, והסקרן
 _INDEFINITE_MODIFIER_PREFIXES = ((), ("ו",))
 _COORDINATORS = frozenset({"אבל", "אך", ","})
+_PREPOSITIONS = frozenset({"ב", "ל", "מ", "כ"})  # the prefixes of a prepositional phrase
 
 
 def _agreeing_readings(analyses, genders: set[str], number: str | None, *, past: bool = True):
@@ -109,8 +110,8 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
         # an adjective with a preposition of its own in a noun's relation (הודיעה על תוכניות): it stands
         # for a noun (hspell knows תוכניות only as the adjective), and agrees with nothing; so does a
         # participle (כמתנדבים, למנהלים: the one who does it, a person noun if the gazetteer lists it)
-        participle = word["upos"] == "VERB" and any(f[:1] == ("פ",) for _, f in analyses) and all(
-            "הווה" in f for _, f in analyses if f[:1] == ("פ",))
+        participle = word["upos"] == "VERB" and bool(analyses) and all(
+            f[:1] == ("פ",) and "הווה" in f for _, f in analyses)  # (not משותף: an adjective too)
         if (word["upos"] == "ADJ" or participle) and word["deprel"] in ("obj", "iobj", "obl", "nmod") and any(
                 w["deprel"] == "case" and w["head"] == word["id"] for w, *_ in info):
             word["upos"], word["xpos"] = "NOUN", None
@@ -430,6 +431,17 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
     # של + a pronoun or a noun (השכן שלנו, האב של הקורבן)
     if k < len(content) and _form_of(info, content[k]) in ("של", "של_") and k + 1 < len(content):
         k += 2
+    # the noun's prepositional phrase, where an agreeing finite verb follows it (כל עובד במפעל יקבל, with
+    # the phrase's construct complements: העובד בבית החולים יקבל)
+    if k < len(content) and set(info[content[k]][2]) & _PREPOSITIONS:
+        for j in range(k + 1, min(k + 4, len(content))):
+            _, _, units, analyses = info[content[j]]
+            if not units and any(f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f)
+                                 for _, f in _agreeing_readings(analyses, genders, number)):
+                k = j
+                break
+            if info[content[j]][0]["deprel"] != "compound:smixut" or set(units) - {"ה"}:
+                break
     # a relative clause: ש + its predicate (or a copula and its predicate)
     if k < len(content):
         word, _, units, analyses = info[content[k]]

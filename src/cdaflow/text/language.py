@@ -288,12 +288,16 @@ class Language:
                           tense: str | None = None) -> list[str]:
         """`form` (lower case) with its gender ending swapped, every way ``gender_endings`` allows,
         longest ending first (*inquiet* -> *inquiète*, *inquiette*): candidates for the lexicon check.
-        Then, for a verb of a `tense` that marks gender by a prefix (``gender_prefixes``: he future
-        ישוב -> תשוב), the form with that prefix swapped."""
+        For a verb of a `tense` that marks gender by a prefix (``gender_prefixes``: he future ישוב ->
+        תשוב), the form with that prefix swapped comes first (ישובה is another word)."""
         if old_gender == new_gender or {old_gender, new_gender} != set(GENDERS):
             return []
         pairs = self.gender_endings.get(number or "Sing", ())
         out: list[str] = []
+        for masc, fem in self.gender_prefixes.get(tense or "", ()) if (number or "Sing") == "Sing" else ():
+            old, new = (masc, fem) if old_gender == "Masc" else (fem, masc)
+            if form.startswith(old) and len(form) > len(old):
+                out.append(new + form[len(old):])
         for masc, fem in sorted(pairs, key=lambda pair: -len(pair[0] if old_gender == "Masc" else pair[1])):
             old, new = (masc, fem) if old_gender == "Masc" else (fem, masc)
             if form.endswith(old) and len(form) > len(old):
@@ -303,10 +307,6 @@ class Language:
                     candidate = spell_final_letters(candidate, finals)
                 if candidate not in out and candidate != form:
                     out.append(candidate)
-        for masc, fem in self.gender_prefixes.get(tense or "", ()) if (number or "Sing") == "Sing" else ():
-            old, new = (masc, fem) if old_gender == "Masc" else (fem, masc)
-            if form.startswith(old) and len(form) > len(old) and new + form[len(old):] not in out:
-                out.append(new + form[len(old):])
         return out
 
     def readings_by_ending(self, form: str) -> list[tuple[tuple[str, str], list[str]]]:
