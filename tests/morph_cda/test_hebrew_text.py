@@ -661,6 +661,15 @@ ROUND_FOUR = [
     # the subject's prepositional phrase before its verb
     ("כל עובד במפעל יקבל בונוס בסוף השנה.", "כל עובדת במפעל תקבל בונוס בסוף השנה."),
     ("המורה בכיתה כתב על הלוח.", "המורה בכיתה כתבה על הלוח."),
+    # a verb after לא or a subject pronoun stays whole (not ה + בינו); a past or future verb is no
+    # participle (יצא); an adverbial adjective keeps its form; a verb's plain reading beside one with an
+    # object suffix (ביקרה); אף + a person noun is a person, אף איש no one
+    ("התלמידים אמרו שהם לא הבינו את השאלה.", "התלמידות אמרו שהן לא הבינו את השאלה."),
+    ("הסבא קם מוקדם ויצא להליכה.", "הסבתא קמה מוקדם ויצאה להליכה."),
+    ("השכן התקשר ואמר שהוא יגיע מאוחר.", "השכנה התקשרה ואמרה שהיא תגיע מאוחר."),
+    ("השרה לוי ביקרה בבית הספר.", "השר לוי ביקר בבית הספר."),
+    ("אף לקוחה לא התלוננה.", "אף לקוח לא התלונן."),
+    ("אף איש לא בא.", "אף איש לא בא."),
 ]
 
 

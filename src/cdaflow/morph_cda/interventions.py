@@ -317,9 +317,11 @@ def _no_one(index: int, ws: Sequence[dict], language) -> bool:
     words, negations = language.no_one
     word = ws[index]
     if (word["form"] or "").lower() not in words or any(
-            w["head"] == word["id"] and relation(w["deprel"]).startswith("det") for w in ws):
+            w["head"] == word["id"] and relation(w["deprel"]).startswith("det")
+            and (w["form"] or "").lower() not in negations for w in ws):  # (a negation is no determiner: אף איש)
         return False
-    if index > 0 and relation(ws[index - 1]["deprel"]) in ("det", "case") and ws[index - 1]["head"] == word["id"]:
+    if index > 0 and relation(ws[index - 1]["deprel"]) in ("det", "case") and ws[index - 1]["head"] == word["id"] \
+            and (ws[index - 1]["form"] or "").lower() not in negations:
         return False  # a prefix of its own (ה, ב, ל: האיש, לאיש)
     near = [w for w in ws[max(0, index - 3): index + 8] if w is not word]
     return any((w["form"] or "").lower() in negations for w in near)

@@ -105,6 +105,7 @@ class HebrewFacts:
     possessors: frozenset[str] = frozenset()  # multiword.possessive_suffixes' pronouns (_הוא, _הם ...)
     closed_class: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # paradigms: אינם -> (Masc, Plur)
     prefix_tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ב -> (ADP,)
+    verb_cues: frozenset[str] = frozenset()  # words a verb follows (לא, הם): a verb-only word stays whole
 
     @classmethod
     def of(cls, language: Any) -> HebrewFacts:
@@ -122,6 +123,7 @@ class HebrewFacts:
             final_letters=dict(multiword.get("final_letters") or {}),
             whole_words=frozenset(segmentation.get("whole_words") or ()),
             infinitive_prefix=segmentation.get("infinitive_prefix") or "",
+            verb_cues=frozenset(segmentation.get("verb_cues") or ()),
             prefix_tags={unit: tuple(tags) for unit, tags in (segmentation.get("prefix_tags") or {}).items()},
             possessors=frozenset(multiword.get("possessive_suffixes") or ()),
             closed_class={form: tag for paradigm in language.paradigms for form in paradigm.values()
@@ -149,7 +151,8 @@ def _noun_or_adjective(analyses: Sequence[tuple[str, tuple[str, ...]]]) -> bool:
 
 
 def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: str = "",
-           relativizers: frozenset[str] = frozenset(), noun: frozenset = frozenset()) -> Reading | None:
+           relativizers: frozenset[str] = frozenset(), noun: frozenset = frozenset(),
+           verb_expected: bool = False) -> Reading | None:
     """The reading the segmenter follows (None: the word stays whole).
 
     After a comma (`relativizers`: the subordinating prefixes, ש and כש, there), the relativizer + a
@@ -159,7 +162,9 @@ def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: st
     and no verb or adjective reading of the whole word does (השכן שגר = ש + גר; הילדה שמחה stays).
 
     The article + a noun or adjective (הזרים = ה + זרים, השכנה = ה + שכנה); else the whole word when
-    hspell knows it; else the split with the shortest prefix. An infinitive keeps
+    hspell knows it; else the split with the shortest prefix; where a verb is expected (`verb_expected`:
+    after a negation or a subject pronoun, שהם לא הבינו) a whole word read only as a verb stays whole
+    beside the article + something else (ה + בינו). An infinitive keeps
     its ל: the split ל + היות is the word להיות, ול + היות is ו + להיות. Measured on the HTB sample
     (benchmarks/hebrew_segmentation.py): tuned on its dev file, checked on its test file.
     """
@@ -216,7 +221,7 @@ def choose(readings: Sequence[Reading], infinitive_prefix: str = "", article: st
                 return r
     # a whole word hspell knows only as a verb, beside the article + something else (הזרים, התיכון:
     # hif'il forms); with other prefixes the verb stays (שמעתי is not ש + מעתי)
-    if whole and not (all(_verb_only(r.analyses) for r in whole)
+    if whole and not (all(_verb_only(r.analyses) for r in whole) and not verb_expected
                       and any(not _verb_only(r.analyses) and r.prefix == article for r in splits)):
         return None
     return min(splits, key=lambda r: len(r.prefix))
@@ -270,7 +275,8 @@ class Segmenter:
                     gender_number(f) for r in readings.get(tokens[k - 1][0], ()) for _, f in r.analyses
                     if f[:1] == ("ע",) and "סמיכות" not in f and not has_possessive_suffix(f))
                 reading = choose(readings.get(token, ()), self.facts.infinitive_prefix, self.facts.article,
-                                 relativizers if comma or noun else frozenset(), noun)
+                                 relativizers if comma or noun else frozenset(), noun,
+                                 k > 0 and tokens[k - 1][0] in self.facts.verb_cues)
             if reading is not None and self._units(reading.prefix) is not None:
                 chosen.append((reading.prefix, token[len(reading.prefix):]))
             else:
@@ -480,7 +486,11 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
         word["xpos"] = None
     if upos not in ("NOUN", "ADJ", "VERB") or proper:
         return
-    own = [own_features(features) for _, features in analyses if features and HSPELL_POS.get(features[0]) == upos]
+    readings = [features for _, features in analyses if features and HSPELL_POS.get(features[0]) == upos]
+    # a reading with an object or possessive suffix is the rarer one beside a plain one (ביקרה: "she
+    # visited", not "he visited her")
+    readings = [f for f in readings if not has_possessive_suffix(f)] or readings
+    own = [own_features(features) for features in readings]
     feats = dict(word["feats"] or {})
     persons = {f for features in own for f in features if f in ("1", "2", "3")}
     if upos == "VERB" and own and persons <= {"1", "2"} and all(set(f) & {"1", "2"} for f in own):
@@ -497,9 +507,10 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
     # lexicon check then reads with its tense (שמחו: both genders' past plural, it stays)
     finite = [f for f in own if {"עבר", "עתיד"} & set(f)]
     tenses = {"Past" if "עבר" in f else "Fut" for f in finite}
-    if upos == "VERB" and feats.get("VerbForm") == "Part" and len(tenses) == 1 and not any("הווה" in f for f in own):
-        feats.pop("VerbForm")
-        feats["Tense"] = tenses.pop()
+    if upos == "VERB" and feats.get("VerbForm") == "Part" and tenses and not any("הווה" in f for f in own):
+        feats.pop("VerbForm")  # (יצא: past or future, no participle; the lexicon check tells the forms apart)
+        if len(tenses) == 1:
+            feats["Tense"] = tenses.pop()
         persons = {f for features in finite for f in features if f in ("1", "2", "3")}
         if len(persons) == 1:
             feats["Person"] = persons.pop()

@@ -102,10 +102,12 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
         # adjective agrees with the first, it is no compound:smixut), which agrees with nothing
         if word["upos"] == "ADJ" and word["deprel"] == "compound:smixut":
             word["upos"], word["xpos"] = "NOUN", None
-        # the first word of a name (צבי קפלן, חיים אביבי: flat:name under it) is a name, whatever else it is
-        if word["upos"] in ("NOUN", "ADJ") and any(
-                w["deprel"] == "flat:name" and w["head"] == word["id"] for w, *_ in info):
-            for part in [word] + [w for w, *_ in info if w["deprel"] == "flat:name" and w["head"] == word["id"]]:
+        # the first word of a name (צבי קפלן, חיים אביבי: flat:name under it) is a name, whatever else it is,
+        # where hspell reads it as a name or a noun, or knows it not (not עייפה נכנסה, the parser's slip)
+        parts = [w for w, *_ in info if w["deprel"] == "flat:name" and w["head"] == word["id"]]
+        if word["upos"] in ("NOUN", "ADJ") and parts and (
+                _may_be_a_name(analyses) or any(f[:1] == ("ע",) for _, f in analyses)):
+            for part in [word, *parts]:
                 part["upos"], part["xpos"], part["feats"] = "PROPN", None, None
         # an adjective with a preposition of its own in a noun's relation (הודיעה על תוכניות): it stands
         # for a noun (hspell knows תוכניות only as the adjective), and agrees with nothing; so does a
@@ -237,6 +239,11 @@ def _names_and_constructs(info) -> None:
         if word["deprel"] == "flat:name" and word["upos"] != "PUNCT" and (
                 by_id.get(word["head"], {}).get("upos") == "PROPN"):
             word["upos"], word["xpos"], word["feats"] = "PROPN", None, None
+
+
+def _may_be_a_name(analyses) -> bool:
+    """Whether hspell reads a word as a name, or knows it not at all (a foreign name: קפלן, לוין)."""
+    return not analyses or any("פרטי" in f for _, f in analyses)
 
 
 def _ages(info) -> None:
