@@ -99,8 +99,12 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             # another numeral (מיליוני, אלפי, מאה) has one form whatever the noun's gender
             word["feats"] = {k: v for k, v in word["feats"].items() if k != "Gender"} or None
         # the second noun of a construct (פקיד התוכנית) that the parser tagged an adjective: a noun (an
-        # adjective agrees with the first, it is no compound:smixut), which agrees with nothing
-        if word["upos"] == "ADJ" and word["deprel"] == "compound:smixut":
+        # adjective agrees with the first, it is no compound:smixut), which agrees with nothing; a word
+        # hspell reads as an adjective and never as a noun is the first noun's adjective (מדריך נחמד)
+        if word["deprel"] == "compound:smixut" and word["upos"] in ("ADJ", "NOUN") and any(
+                f[:1] == ("ת",) for _, f in analyses) and not any(f[:1] == ("ע",) for _, f in analyses):
+            word["upos"], word["xpos"], word["deprel"] = "ADJ", None, "amod"
+        elif word["upos"] == "ADJ" and word["deprel"] == "compound:smixut":
             word["upos"], word["xpos"] = "NOUN", None
         # the first word of a name (צבי קפלן, חיים אביבי: flat:name under it) is a name, whatever else it is,
         # where hspell reads it as a name or a noun, or knows it not (not עייפה נכנסה, the parser's slip)
@@ -184,6 +188,11 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             if feats.get("Number") in ("Sing", "Plur") and _opens_clause(info, content, position):
                 _repair_clause(info, content, position, {feats["Gender"]}, feats["Number"], True)
             continue
+        # a clause's first word that the parser tagged an adjective and hspell reads only as a noun (הנערה
+        # שנפצעה; after a noun, סובייטים, האירופים are its adjectives whatever hspell has)
+        if noun["upos"] == "ADJ" and nouns and noun["deprel"] != "amod" and not any(
+                f[:1] in (("ת",), ("פ",)) for _, f in analyses) and _opens_clause(info, content, position):
+            noun["upos"], noun["xpos"] = "NOUN", None
         if noun["upos"] not in ("NOUN", "PROPN") or not set(units) <= _NOMINAL_PREFIXES:
             continue
         number = feats.get("Number")
@@ -399,6 +408,29 @@ def _opens_clause(info, content, position) -> bool:
     return before["upos"] == "DET" and not info[content[position - 1]][2] and _opens_clause(info, content, position - 1)
 
 
+def _main_predicate_after(info, content, k: int, genders, number) -> int:
+    """Where the main clause's predicate is after a relative clause's last words (its objects and
+    prepositional phrases, no comma: החקלאי שמכר לנו ירקות גר, הנערה שנפצעה בתאונה כבר מרגישה): the
+    first word with no prefix within four that agrees with the noun, as a past or future verb, or as an
+    adjective or participle that the word before it cannot take (ירקות ... גר); else `k` as it was."""
+    for j in range(k, min(k + 4, len(content))):
+        word, _, units, analyses = info[content[j]]
+        if word["upos"] == "PUNCT" or "ש" in units:
+            break
+        agreeing = _agreeing_readings(analyses, genders, number)
+        finite = any(f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f) for _, f in agreeing)
+        before = gender_number_of(info[content[j - 1]][0]) if j > 0 else (None, None)
+        if j > k and not units and (finite or agreeing and before not in {gender_number(f) for _, f in agreeing}):
+            return j
+    return k
+
+
+def gender_number_of(word) -> tuple[str | None, str | None]:
+    """A word's (gender, number) as tagged."""
+    feats = word["feats"] or {}
+    return feats.get("Gender"), feats.get("Number")
+
+
 def _form_of(info, k) -> str:
     return info[k][0]["form"]
 
@@ -419,16 +451,23 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
     # the noun's adjectives
     while k < len(content):
         word, _, units, analyses = info[content[k]]
-        heads_construct = any(w["deprel"] == "compound:smixut" and w["head"] == word["id"] for w, *_ in info)
+        # (a construct's head is a noun; the parser's construct on a word hspell reads only as a verb is none)
+        heads_construct = any(w["deprel"] == "compound:smixut" and w["head"] == word["id"] and not (
+            a and all(f[:1] == ("פ",) for _, f in a)) for w, _, _, a in info)
         if units in ok_prefixes and (units or not definite) and not _is_be(analyses) and not heads_construct:
             readings = _agreeing_readings(analyses, genders, number, past=False)
-            if readings and (definite or all(f[0] != "פ" or "הווה" in f for _, f in analyses if f[:1] == ("פ",))
-                             or not _past_reading(analyses)):
+            # (a conjunct of an indefinite noun's adjective is one too, whatever else it reads: צעירה ועייפה)
+            conjunct = bool(modifiers) and units == ("ו",)
+            if readings and (definite or conjunct or all(
+                    f[0] != "פ" or "הווה" in f for _, f in analyses if f[:1] == ("פ",)) or not _past_reading(analyses)):
                 modifiers.append(content[k])
                 k += 1
                 continue
-            # a word hspell knows only as a noun that the parser made an adjective of the noun (הצעיר)
-            if not readings and (word["upos"] == "ADJ" or word["deprel"] == "amod") and any(
+            # a word hspell knows only as a noun that the parser made an adjective of the noun (הצעיר), or that
+            # an adjective is coordinated with (אחות צעירה ועייפה: hspell has צעירה only as "young woman")
+            conjoined = k + 1 < len(content) and info[content[k + 1]][2] == ("ו",) and any(
+                f[:1] == ("ת",) for _, f in _agreeing_readings(info[content[k + 1]][3], genders, number))
+            if not readings and (word["upos"] == "ADJ" or word["deprel"] == "amod" or conjoined) and any(
                     f[:1] == ("ע",) and gender_number(f) in {(g, number) for g in genders} and "סמיכות" not in f
                     and not has_possessive_suffix(f) for _, f in analyses):
                 modifiers.append(content[k])
@@ -443,8 +482,11 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
     if k < len(content) and set(info[content[k]][2]) & _PREPOSITIONS:
         for j in range(k + 1, min(k + 4, len(content))):
             _, _, units, analyses = info[content[j]]
-            if not units and any(f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f)
-                                 for _, f in _agreeing_readings(analyses, genders, number)):
+            agreeing = _agreeing_readings(analyses, genders, number)
+            # or an adjective or participle that cannot be the phrase's noun's (האחיות במחלקה עסוקות)
+            before = gender_number_of(info[content[j - 1]][0])
+            if not units and (any(f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f) for _, f in agreeing) or (
+                    agreeing and before not in {gender_number(f) for _, f in agreeing})):
                 k = j
                 break
             if info[content[j]][0]["deprel"] != "compound:smixut" or set(units) - {"ה"}:
@@ -459,9 +501,11 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
                 k += 1
                 analyses = info[content[k]][3]
             readings = _agreeing_readings(analyses, genders, number)
-            if not readings:
+            own_subject = not readings and any(f[:1] == ("פ",) and {"1", "2"} & set(f) for _, f in analyses)
+            if not readings and not own_subject:
                 return
-            relative = (content[k], readings)
+            # (a verb of the speaker or addressee has a subject of its own: השכן שפגשתי, the noun its object)
+            relative = (content[k], readings) if readings else None
             k += 1
             # the main clause's copula a few words on (התלמיד שהגיע מאוחר היה מודאג): the words before it
             # are the relative's
@@ -486,6 +530,8 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
                     f[:1] == ("פ",) for _, f in _agreeing_readings(info[content[after]][3], genders, number)) and not (
                     k < len(content) and _agreeing_readings(info[content[k]][3], genders, number)):
                 k = after
+            else:
+                k = _main_predicate_after(info, content, k, genders, number)
     while k < len(content) and info[content[k]][0]["upos"] == "ADV" and not info[content[k]][2]:
         k += 1
     # the copula and the predicate
