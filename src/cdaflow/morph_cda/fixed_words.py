@@ -539,7 +539,11 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
         # a noun with a preposition after the copula is no predicate noun: *es de mi hermano* names the
         # owner, who is not the subject (*ese coche*) and changes on his own
         said_of = not any(relation(ws[c]["deprel"]) == "case" for c in children.get(head, []))
-        copular = int(ws[head]["id"]) in copulas and ws[head]["upos"] in ("NOUN", "PROPN", "ADJ") and said_of
+        # (or a nominal sentence with no copula, the noun the root with a subject: he אני סטודנט)
+        nominal = relation(ws[head]["deprel"]) == "root" and any(
+            relation(ws[c]["deprel"]) == "nsubj" for c in children.get(head, []))
+        copular = (int(ws[head]["id"]) in copulas or nominal) and ws[head]["upos"] in ("NOUN", "PROPN", "ADJ")
+        copular = copular and said_of
         found = [head] if copular else []
         noun = position.get(int(ws[head]["head"] or 0))
         if found and ws[head]["upos"] == "ADJ" and relation(ws[head]["deprel"]) == "amod" and noun is not None:

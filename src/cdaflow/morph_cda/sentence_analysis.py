@@ -552,8 +552,9 @@ class SentenceAnalyser:
         """Participles that never agree: a perfect's (*ha elegido*: its auxiliary is one of the
         language's ``perfect_auxiliaries`` and no copula or passive auxiliary goes with it), and a
         participle that is itself an auxiliary (*ha sido*, *a été*), a present participle but after a
-        copula (*jouissant de*: a verb form with no gender; *est souriante*: an adjective), and a
-        pronoun that is a copula's predicate (*como lo fue*, *elle l'est*: neuter)."""
+        copula (*jouissant de*: a verb form with no gender; *est souriante*: an adjective), a
+        pronoun that is a copula's predicate (*como lo fue*, *elle l'est*: neuter), and, where finite
+        verbs agree (he), a verb that shows no gender (נפצעו, הכנתי)."""
         children: dict[int, list[dict]] = {}
         for w in ws:
             children.setdefault(int(w["head"] or 0), []).append(w)
@@ -566,7 +567,10 @@ class SentenceAnalyser:
                 continue
             participle = (w["feats"] or {}).get("VerbForm") == "Part"
             if not participle:
-                out.append(self.adverbial(w, heads))
+                # where finite verbs show a gender (he), one that shows none keeps its form (נפצעו, הכנתי)
+                genderless_verb = self.language.finite_verbs_agree and w["upos"] in ("VERB", "AUX") and not (
+                    w["feats"] or {}).get("Gender")
+                out.append(genderless_verb or self.adverbial(w, heads))
                 continue
             if self.language.invariant_participle_of_aux and relation(w["deprel"]) == "aux":
                 out.append(True)

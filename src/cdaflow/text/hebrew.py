@@ -476,6 +476,17 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
         # infinitive, which has no gender
         word["upos"], word["xpos"], word["feats"] = "VERB", None, {"VerbForm": "Inf"}
         return
+    finite = [f for _, f in analyses if f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f)]
+    if finite and len(finite) == len(analyses):
+        if word["upos"] in ("ADJ", "NOUN"):
+            word["upos"], word["xpos"] = "VERB", None  # a past or future verb only (ניגשו): no adjective
+        common = {g for f in finite for g, _ in [gender_number(own_features(f))]} == {"Masc", "Fem"} and len(
+            {gender_number(own_features(f))[1] for f in finite}) == 1 and all("3" in f for f in finite)
+        if common and "Plur" in {gender_number(own_features(f))[1] for f in finite}:
+            # the third person plural of the past, one form for both genders (נפצעו): it shows no gender
+            feats = {k: v for k, v in (word["feats"] or {}).items() if k not in ("Gender", "VerbForm")}
+            word["feats"] = {**feats, "Number": "Plur", "Tense": "Past" if any("עבר" in f for f in finite) else "Fut"}
+            return
     kinds = [HSPELL_POS.get(features[0]) for _, features in analyses if features]
     proper = any(features[:2] == ("ע", "פרטי") for _, features in analyses)
     upos = word["upos"]

@@ -20,6 +20,7 @@ _MODIFIER_PREFIXES = (("ה",), ("ו", "ה"))  # an adjective of a definite noun:
 _INDEFINITE_MODIFIER_PREFIXES = ((), ("ו",))
 _COORDINATORS = frozenset({"אבל", "אך", ","})
 _PREPOSITIONS = frozenset({"ב", "ל", "מ", "כ"})  # the prefixes of a prepositional phrase
+_CLAUSE_PREFIXES = frozenset({"ו", "ש", "כש"})  # the prefixes a clause's first word may carry
 
 
 def _agreeing_readings(analyses, genders: set[str], number: str | None, *, past: bool = True):
@@ -183,9 +184,11 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             noun["feats"] = {k: v for k, v in (("Gender", gender), ("Number", number)) if v}
         feats = noun["feats"] or {}
         # a subject pronoun opens a clause too (הוא עבד: the parser's עבד a noun, "slave"); it has no adjectives
-        pronoun = noun["upos"] == "PRON" and noun["deprel"] == "nsubj" and not units and bool(feats.get("Gender"))
+        # (after a conjunction or a relativizer too: שהוא גר, כשהיא הגיעה)
+        pronoun = noun["upos"] == "PRON" and noun["deprel"] == "nsubj" and set(units) <= _CLAUSE_PREFIXES and bool(
+            feats.get("Gender"))
         if pronoun:
-            if feats.get("Number") in ("Sing", "Plur") and _opens_clause(info, content, position):
+            if feats.get("Number") in ("Sing", "Plur") and (_opens_clause(info, content, position) or units):
                 _repair_clause(info, content, position, {feats["Gender"]}, feats["Number"], True)
             continue
         # a clause's first word that the parser tagged an adjective and hspell reads only as a noun (הנערה
@@ -404,8 +407,9 @@ def _opens_clause(info, content, position) -> bool:
     form = before["form"]
     if before["upos"] in ("PUNCT", "SCONJ", "CCONJ", "ADV") and form not in ("של", "של_", "את", "את_"):
         return True
-    # after a quantifier that opens it (כל סטודנט, כמה שחקנים)
-    return before["upos"] == "DET" and not info[content[position - 1]][2] and _opens_clause(info, content, position - 1)
+    # after a quantifier or numeral that opens it (כל סטודנט, כמה שחקנים, שלושה תלמידים)
+    return before["upos"] in ("DET", "NUM") and not info[content[position - 1]][2] and _opens_clause(
+        info, content, position - 1)
 
 
 def _main_predicate_after(info, content, k: int, genders, number) -> int:
