@@ -279,6 +279,10 @@ def test_a_possessive_suffix_is_split_and_rebuilt():
     old, new = ["ב", "מעמד_", "_של_", "_הם"], ["ב", "מעמד_", "_של_", "_הן"]
     assert rebuild_multiword(HEBREW, "במעמדם", old, new) == ["במעמדן"]
     assert rebuild_multiword(HEBREW, "אחיו", ["אח_", "_של_", "_הוא"], ["אח_", "_של_", "_היא"]) == ["אחיה"]
+    # the noun given as a whole word with its suffix (אם_ -> אביו__), after the token's prefixes, its
+    # possessor's suffix swapped too
+    assert rebuild_multiword(HEBREW, "לאמו", ["ל", "אם_", "_של_", "_הוא"], ["ל", "אביו__", "_של_", "_הוא"]) == ["לאביו"]
+    assert rebuild_multiword(HEBREW, "אמו", ["אם_", "_של_", "_הוא"], ["אביו__", "_של_", "_היא"]) == ["אביה"]
 
 
 def test_a_relative_clause_with_the_negative_copula():
@@ -529,7 +533,7 @@ ROUND_TWO = [
     ("הילדים שיחקו בחוץ והיו שמחים.", "הילדות שיחקו בחוץ והיו שמחות."),
     ("הסטודנטים דיברו על תוכניות למשוך תלמידים.", "הסטודנטיות דיברו על תוכניות למשוך תלמידות."),
     ("השחקנים ניצחו במשחק ושמחו מאוד.", "השחקניות ניצחו במשחק ושמחו מאוד."),
-    ("הבן של השכנים נסע לחו\"ל עם חבריו.", "הבת של השכנות נסעה לחו\"ל עם חבריה."),
+    ("הבן של השכנים נסע לחו\"ל עם חבריו.", "הבת של השכנות נסעה לחו\"ל עם חברותיה."),
     ("הזמרת הופיעה אתמול והייתה מצוינת.", "הזמר הופיע אתמול והיה מצוין."),
     ("הנהגים עצרו בצד והיו עייפים", "הנהגות עצרו בצד והיו עייפות"),
 ]
@@ -549,7 +553,7 @@ ROUND_THREE = [
     ("השחקן, בן 30, הגיע אתמול.", "השחקנית, בת 30, הגיעה אתמול."),
     ("הנהג, בן 50, נהג בזהירות.", "הנהגת, בת 50, נהגה בזהירות."),  # the parser's name בן 50
     ("החברה הודיעה כי שילמה את המס.", "החברה הודיעה כי שילמה את המס."),
-    ("דני פגש את החברה של אחיו.", "דני פגש את החבר של אחיו."),
+    ("דני פגש את החברה של אחיו.", "דני פגש את החבר של אחותו."),
     # a resumptive pronoun in a relative clause names the clause's noun; an object of a verb of its own
     # subject is someone else
     ("החוקרים שניסו למשוך אליהם תורמים נכשלו.", "החוקרות שניסו למשוך אליהן תורמים נכשלו."),
@@ -651,7 +655,7 @@ ROUND_FOUR = [
     ("שחקן הקבוצה, יוסי לוי, נפצע אתמול.", "שחקן הקבוצה, יוסי לוי, נפצע אתמול."),
     ("נמצא כרטיס ובו שמו של גרוסברג כמנהל המפעל.", "נמצא כרטיס ובו שמו של גרוסברג כמנהל המפעל."),
     ("דני עבד כמלצר.", "דני עבד כמלצר."),
-    ("ילדיו גדלים כיהודים.", "ילדיו גדלים כיהודים."),
+    ("ילדיו גדלים כיהודים.", "ילדותיו גדלות כיהודיות."),
     # a subject pronoun opens a clause (the parser's עבד: "slave"); the future's prefix shows the gender
     ("הוא עבד כמלצר במסעדה.", "היא עבדה כמלצרית במסעדה."),
     ("השופט יעמוד בראש הוועדה.", "השופטת תעמוד בראש הוועדה."),
@@ -685,6 +689,13 @@ ROUND_FOUR = [
     ("היא סיפרה שהיא גרה בתל אביב.", "הוא סיפר שהוא גר בתל אביב."),
     ("אני סטודנט לרפואה.", "אני סטודנט לרפואה."),
     ("הוא סטודנט לרפואה.", "היא סטודנטית לרפואה."),
+    # a noun with a possessive suffix takes its counterpart's form with the suffix (a possessed אשה is a
+    # wife); a word hspell reads otherwise too stays (בתי: houses of)
+    ("אמו של החייל חיכתה בשער.", "אביה של החיילת חיכה בשער."),
+    ("דודי הגיע לבקר.", "דודתי הגיעה לבקר."),
+    ("הוא הגיע למסיבה עם אשתו.", "הוא הגיע למסיבה עם בעלו."),
+    ("המורה שלי גאה בתלמידותיה.", "המורה שלי גאה בתלמידיו."),
+    ("הילדים שיחקו ליד בתי הקפה.", "הילדות שיחקו ליד בתי הקפה."),
 ]
 
 
@@ -717,4 +728,22 @@ def test_an_infinitive_complement_and_a_participle_after_a_preposition():
     info[2] = (*info[2][:3], (("התנדב", ("פ", "ז", "רבים", "הווה")),))
     repair_clauses(info)
     assert words[2]["upos"] == "NOUN"
+
+
+@pytest.mark.skipif(shutil.which("hspell") is None, reason="needs hspell")
+def test_a_possessed_noun_takes_its_counterparts_form_with_the_suffix():
+    from cdaflow.text.hebrew_possessives import counterpart_with_suffix
+    from cdaflow.text.hspell import Hspell
+
+    plurals = {"אם": "אמהות", "אב": "אבות", "דוד": "דודים", "דודה": "דודות", "חברה": "חברות", "חבר": "חברים",
+               "תלמידה": "תלמידות", "תלמיד": "תלמידים", "אשה": "נשים", "בעל": "בעלים", "בן": "בנים", "בת": "בנות"}
+    hspell = Hspell()
+    try:
+        for written, lemma, number, new_lemma, wanted in [
+                ("אמו", "אם", "Sing", "אב", "אביו"), ("דודי", "דוד", "Sing", "דודה", "דודתי"),
+                ("חברתה", "חברה", "Sing", "חבר", "חברה"), ("בתה", "בת", "Sing", "בן", "בנה"),
+                ("תלמידותיה", "תלמידה", "Plur", "תלמיד", "תלמידיה"), ("אשתו", "אשה", "Sing", "בעל", "בעלו")]:
+            assert counterpart_with_suffix(hspell, written, lemma, number, new_lemma, plurals) == wanted
+    finally:
+        hspell.close()
 

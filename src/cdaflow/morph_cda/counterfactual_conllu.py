@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterable
 
 from cdaflow.io.conllu import Sentence, is_multiword, words
-from cdaflow.morph_cda.surface import rebuild_multiword
+from cdaflow.morph_cda.surface import WHOLE_WORD, rebuild_multiword
 from cdaflow.morph_cda.tags import feats_with_tag
 from cdaflow.text.language import Language
 from cdaflow.text.language import get as language_of
@@ -42,6 +42,9 @@ def counterfactual_sentence(sentence: Sentence, result, lang: Language | str, fe
         if old_parts == new_parts:
             continue
         rebuilt = rebuild_multiword(language_of(lang), token["form"], old_parts, new_parts)
+        for i in range(start, end + 1):  # a possessed noun given as a whole word (he אביו__): one word, אביו_
+            if by_id[i]["form"].endswith(WHOLE_WORD):
+                by_id[i]["form"] = by_id[i]["form"][: -len(WHOLE_WORD)] + "_"
         if len(rebuilt) == 1:
             token["form"] = rebuilt[0]
             continue

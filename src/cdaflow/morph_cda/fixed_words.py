@@ -592,8 +592,6 @@ def predicates_of_a_fixed_subject(ws: Sequence[dict], gazetteer: Gazetteer, lang
             or any(relation(ws[c]["deprel"]) == "cop" and (ws[c]["feats"] or {}).get("Person") in ("1", "2")
                    and (ws[c]["feats"] or {}).get("Number") == "Sing" for c in children.get(head, []))
             or a_name(w)
-            # a noun that keeps its form: he ילדיו = ילד_ + _של_ + _הוא (interventions.py)
-            or (w["upos"] == "NOUN" and len(w["form"] or "") > 1 and (w["form"] or "").endswith("_"))
             # a relative pronoun whose clause hangs on a name (el Grupo Protexa, quien se erigió en dueño)
             or (w["upos"] == "PRON" and "Rel" in (feats.get("PronType") or "")
                 and relation(ws[head]["deprel"]) == "acl" and position.get(int(ws[head]["head"] or 0)) is not None

@@ -31,9 +31,12 @@ from cdaflow.morph_cda.fixed_words import (
 from cdaflow.morph_cda.gazetteer import Gazetteer
 from cdaflow.morph_cda.parse_repairs import gather_noun_phrase
 from cdaflow.morph_cda.pronouns import pronoun_intervention, pronoun_referents
+from cdaflow.morph_cda.surface import WHOLE_WORD
 from cdaflow.morph_cda.tree_encoding import relation
 from cdaflow.text import language as languages
 from cdaflow.text.case import match_case
+from cdaflow.text.hebrew_possessives import counterpart_with_suffix, suffixed_readings
+from cdaflow.text.hspell import gender_number, own_features
 from cdaflow.text.normalization import read_sentence
 
 
@@ -69,10 +72,13 @@ def interventions_for(
         if (word["form"] or "").lower() in language.thing_forms or _names_a_body(index, ws, language) or (
                 _a_definite_thing(index, ws, language)):
             continue  # it i conti: accounts; la Camera dei rappresentanti: a body (the language file's lists)
-        if len(word["form"] or "") > 1 and word["form"].endswith("_"):
-            continue  # he קצין_ of קציניו (+ _של_ _הוא): a noun whose possessive suffix HTB splits off keeps its form
-        found = gazetteer.lookup(noun, sentence)
+        split = len(word["form"] or "") > 1 and word["form"].endswith("_")  # he אם_ of אמו (+ _של_ _הוא)
+        found = None if split else gazetteer.lookup(noun, sentence)
         if not found:
+            possessed = _possessed_noun(index, word, sentence, gazetteer, generator, direction)
+            if possessed is not None or split:
+                out += [possessed] if possessed is not None else []
+                continue
             pronoun = pronoun_intervention(index, word, sentence, generator, direction)
             if pronoun is not None:
                 pronouns.append(pronoun)
@@ -123,6 +129,70 @@ def interventions_for(
     return [i for i in out if (not kind_of_a_thing(i.index, ws, gazetteer)
             or _clause_subject(i.index, ws) in changing)
             and _age_holder(i.index, ws, generator.language) in changing | {None}]
+
+
+def _possessed_noun(
+    index: int, word: dict, sentence: Sentence, gazetteer: Gazetteer, generator: CounterfactualGenerator,
+    direction: str,
+) -> Intervention | None:
+    """The intervention on a Hebrew noun with a possessive suffix whose noun the gazetteer pairs (with
+    hspell as the lexicon check): *דודי* -> *דודתי*, and, where HTB splits the suffix off (*אמו* = אם_
+    + _של_ + _הוא), the split noun, whose new form is the whole new word with its suffix (*אביו__*: the
+    multiword token is rebuilt from it, :func:`~cdaflow.morph_cda.surface.rebuild_multiword`). A
+    possessed noun takes the language file's possessed sense (*אשתו* -> *בעלו*). None where the word is
+    none of these, or hspell knows no such word."""
+    hspell = getattr(generator.hunspell, "hspell", None)
+    if hspell is None or word["upos"] not in ("NOUN", "PROPN"):
+        return None
+    split = (word["form"] or "").endswith("_")
+    written = _possessed_surface(sentence, word) if split else word["form"]
+    if not split and not _only_one_nouns(hspell, written or ""):
+        return None  # a whole word hspell reads otherwise too (בתי: houses of, or my daughter; עובדה: a fact)
+    language = generator.language
+    # (a singular reading first: אחיו is his brother more often than his brothers)
+    readings = sorted(suffixed_readings(hspell, written or ""),
+                      key=lambda reading: gender_number(own_features(reading[1]))[1] != "Sing")
+    for lemma, features in readings:
+        number = gender_number(own_features(features))[1] or "Sing"
+        for spelled in dict.fromkeys((lemma, lemma[:1] + lemma[1:].replace("י", "", 1))):
+            found = gazetteer.lookup(dict(word, form=spelled, lemma=spelled, upos="NOUN", feats={}))
+            if found is None or (direction == "to-fem" and found.gender != "Fem") or (
+                    direction == "to-masc" and found.gender != "Masc"):
+                continue
+            new_lemma = found.lemma
+            senses = language.sense_counterparts.get(gazetteer.to_fem.get(found.lemma, "")) if (
+                found.gender == "Masc") else None
+            if senses:
+                new_lemma = senses[0]  # possessed: אשתו is his wife
+            old_gender = "Fem" if found.gender == "Masc" else "Masc"
+            plurals = {spelled: gazetteer.plurals.get((spelled, old_gender)),
+                       new_lemma: gazetteer.plurals.get((new_lemma, found.gender))}
+            new = counterpart_with_suffix(hspell, written, spelled, number, new_lemma, plurals)
+            if new is not None:
+                intervention = gender_intervention(index, word, generator, found.gender,
+                                                   form=new + WHOLE_WORD if split else new, lemma=new_lemma)
+                intervention.upos = "NOUN"
+                return intervention
+    return None
+
+
+def _only_one_nouns(hspell, written: str) -> bool:
+    """Whether hspell reads `written` only as forms of one noun (דודי: my uncle, or uncles of; אשתי)."""
+    readings = hspell.readings([written]).get(written, ())
+    lemmas = {lemma for r in readings for lemma, f in r.analyses if f[:1] == ("ע",) and not r.prefix}
+    return len(lemmas) == 1 and all(not r.prefix and all(f[:1] == ("ע",) for _, f in r.analyses) for r in readings)
+
+
+def _possessed_surface(sentence: Sentence, word: dict) -> str | None:
+    """The written word of a split noun with its suffix (אמו of אם_ _של_ _הוא, without the prefixes
+    of its token: לאמו)."""
+    for token in sentence:
+        span = token["id"]
+        if isinstance(span, tuple) and span[0] <= word["id"] <= span[2]:
+            before = "".join((w["form"] or "").strip("_") for w in sentence
+                             if isinstance(w["id"], int) and span[0] <= w["id"] < word["id"])
+            return token["form"][len(before):] if token["form"].startswith(before) else None
+    return None
 
 
 def _a_definite_thing(index: int, ws: Sequence[dict], language) -> bool:

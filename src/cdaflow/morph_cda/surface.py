@@ -19,9 +19,12 @@ from cdaflow.text.case import match_case
 from cdaflow.text.language import Language, get
 from cdaflow.text.normalization import read_word
 
-__all__ = ["contract", "detokenize", "escape_spaces", "match_case", "rebuild_multiword", "spaces_after", "surface"]
+__all__ = ["WHOLE_WORD", "contract", "detokenize", "escape_spaces", "match_case", "rebuild_multiword", "spaces_after",
+           "surface"]
 
 APOSTROPHES = ("'", "\u2019")
+# the end of a split Hebrew noun's new form that is a whole word with its suffix (אם_ -> אביו__)
+WHOLE_WORD = "__"
 
 
 def contract(lang: Language | str, parts: Sequence[str]) -> str | None:
@@ -57,12 +60,18 @@ def rebuild_multiword(
         if swallowed and "".join(without_article(stripped_old)) == form:
             return ["".join(without_article(stripped_new))]
         suffixes = multiword.get("possessive_suffixes") or {}
+        # a possessed noun given another noun (אם_ -> אביו__, interventions._possessed_noun): its new
+        # form is the whole word with its suffix, after the token's prefixes
+        base = next((i for i, p in enumerate(new_parts) if p.endswith(WHOLE_WORD) and old_parts[i] != p), None)
+        written = form
+        if base is not None:
+            written = "".join(without_article(stripped_new[:base])) + new_parts[base].strip("_")
         for old_pronoun, new_pronoun in zip(old_parts, new_parts):
             if old_pronoun != new_pronoun and old_pronoun in suffixes and new_pronoun in suffixes:
                 for old_suffix, new_suffix in zip(suffixes[old_pronoun], suffixes[new_pronoun]):
-                    if form.endswith(old_suffix):
-                        return [form[: -len(old_suffix)] + new_suffix]
-        return ["".join(stripped_new)]
+                    if written.endswith(old_suffix):
+                        return [written[: -len(old_suffix)] + new_suffix]
+        return [written] if base is not None else ["".join(stripped_new)]
     # A contraction that no longer holds is written out (del → de la).
     return [match_case(form, new_parts[0]), *new_parts[1:]]
 
