@@ -279,7 +279,11 @@ def agreeing_words(ws: Sequence[dict], index: int, language) -> list[int]:
                             add_with_conjuncts(c)
                 if p in out or (ws[p]["form"] or "").lower() in language.invariable:  # è la migliore
                     for c in children.get(p, []):
-                        if relation(ws[c]["deprel"]) in _PREDICATE_PARTS:
+                        # (and a gendered closed-class word the parser hung as an adverb: he אינם, the
+                        # negative copula, with the subject's gender: הילדות אינן גדלות)
+                        if relation(ws[c]["deprel"]) in _PREDICATE_PARTS or (
+                                relation(ws[c]["deprel"]) == "advmod" and c < p
+                                and language.paradigm_tag((ws[c]["form"] or "").lower()) is not None):
                             add_with_conjuncts(c)
                             # and a participle's own passive auxiliary (stata ritrovata/cop sana)
                             for g in children.get(c, []):

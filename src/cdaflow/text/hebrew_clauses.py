@@ -407,9 +407,11 @@ def _opens_clause(info, content, position) -> bool:
     form = before["form"]
     if before["upos"] in ("PUNCT", "SCONJ", "CCONJ", "ADV") and form not in ("של", "של_", "את", "את_"):
         return True
-    # after a quantifier or numeral that opens it (כל סטודנט, כמה שחקנים, שלושה תלמידים)
-    return before["upos"] in ("DET", "NUM") and not info[content[position - 1]][2] and _opens_clause(
-        info, content, position - 1)
+    # after a quantifier or numeral that opens it (כל סטודנט, כמה שחקנים, שלושה תלמידים; שכל עובד: after
+    # its relativizer)
+    units = info[content[position - 1]][2]
+    return before["upos"] in ("DET", "NUM") and set(units) <= _CLAUSE_PREFIXES and (
+        bool(units) or _opens_clause(info, content, position - 1))
 
 
 def _main_predicate_after(info, content, k: int, genders, number) -> int:
