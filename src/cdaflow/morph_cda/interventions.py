@@ -145,8 +145,8 @@ def _possessed_noun(
     if hspell is None or word["upos"] not in ("NOUN", "PROPN"):
         return None
     split = (word["form"] or "").endswith("_")
-    written = _possessed_surface(sentence, word) if split else word["form"]
-    if not split and not _only_one_nouns(hspell, written or ""):
+    written = _possessed_surface(sentence, word, hspell) if split else word["form"]
+    if not written or not split and not _only_one_nouns(hspell, written):
         return None  # a whole word hspell reads otherwise too (בתי: houses of, or my daughter; עובדה: a fact)
     language = generator.language
     # (a singular reading first: אחיו is his brother more often than his brothers)
@@ -155,10 +155,12 @@ def _possessed_noun(
     for lemma, features in readings:
         number = gender_number(own_features(features))[1] or "Sing"
         for spelled in dict.fromkeys((lemma, lemma[:1] + lemma[1:].replace("י", "", 1))):
+            if spelled in language.thing_forms:
+                continue  # נשיאותו, מועמדותו: his presidency, his candidacy
             found = gazetteer.lookup(dict(word, form=spelled, lemma=spelled, upos="NOUN", feats={}))
-            if found is None or (direction == "to-fem" and found.gender != "Fem") or (
+            if found is None or found.number != "Sing" or (direction == "to-fem" and found.gender != "Fem") or (
                     direction == "to-masc" and found.gender != "Masc"):
-                continue
+                continue  # (hspell's lemma is a singular: a plural form in the list is another word)
             new_lemma = found.lemma
             senses = language.sense_counterparts.get(gazetteer.to_fem.get(found.lemma, "")) if (
                 found.gender == "Masc") else None
@@ -183,14 +185,16 @@ def _only_one_nouns(hspell, written: str) -> bool:
     return len(lemmas) == 1 and all(not r.prefix and all(f[:1] == ("ע",) for _, f in r.analyses) for r in readings)
 
 
-def _possessed_surface(sentence: Sentence, word: dict) -> str | None:
+def _possessed_surface(sentence: Sentence, word: dict, hspell) -> str | None:
     """The written word of a split noun with its suffix (אמו of אם_ _של_ _הוא, without the prefixes
-    of its token: לאמו)."""
+    of its token: לאמו); None where hspell reads the token with its prefixes as a word of its own."""
     for token in sentence:
         span = token["id"]
         if isinstance(span, tuple) and span[0] <= word["id"] <= span[2]:
             before = "".join((w["form"] or "").strip("_") for w in sentence
                              if isinstance(w["id"], int) and span[0] <= w["id"] < word["id"])
+            if before and any(not r.prefix for r in hspell.readings([token["form"]]).get(token["form"], ())):
+                return None  # a word of its own split as prefix + word (כלכלתה: its economy, not כ + לכלתה)
             return token["form"][len(before):] if token["form"].startswith(before) else None
     return None
 

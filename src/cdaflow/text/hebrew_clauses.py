@@ -90,7 +90,7 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
     :func:`_with_multiword` collects it (word, is a prefix unit, its prefix units, hspell's analyses).
     """
     content = [k for k, (_, prefix, _, _) in enumerate(info) if not prefix]
-    for word, _, _, analyses in info:
+    for word, _, units, analyses in info:
         # a numeral of the language file's paradigms has its cell's gender and number (שלושת: Masc Plur;
         # the parser: singular)
         if word["upos"] == "NUM" and (closed_class or {}).get(word["form"]):
@@ -117,11 +117,14 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
         # an adjective with a preposition of its own in a noun's relation (הודיעה על תוכניות): it stands
         # for a noun (hspell knows תוכניות only as the adjective), and agrees with nothing; so does a
         # participle (כמתנדבים, למנהלים: the one who does it, a person noun if the gazetteer lists it)
+        # (with its own prefix: not משותף, an adjective too, nor תובעים לדין, a verb with its complement)
         participle = word["upos"] == "VERB" and bool(analyses) and all(
-            f[:1] == ("פ",) and "הווה" in f for _, f in analyses)  # (not משותף: an adjective too)
+            f[:1] == ("פ",) and "הווה" in f for _, f in analyses) and bool(set(units) & _PREPOSITIONS)
         if (word["upos"] == "ADJ" or participle) and word["deprel"] in ("obj", "iobj", "obl", "nmod") and any(
                 w["deprel"] == "case" and w["head"] == word["id"] for w, *_ in info):
             word["upos"], word["xpos"] = "NOUN", None
+            if participle:  # a noun by its own form, not the verb's lemma (משותף is no שותף, "partner")
+                word["lemma"] = word["form"]
         # a finite verb coordinated with one of another number has a subject of its own (התקשרו ..., ורק אז
         # התברר כי: impersonal), no shared one
         head = next((w for w, *_ in info if w["id"] == word["head"]), None) if word["deprel"] == "conj" else None
