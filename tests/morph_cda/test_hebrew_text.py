@@ -698,6 +698,11 @@ ROUND_FOUR = [
     ("הילדים שיחקו ליד בתי הקפה.", "הילדות שיחקו ליד בתי הקפה."),
     # the negative copula the parser hung as an adverb agrees with the subject
     ("הילדים אינם גדלים בבית.", "הילדות אינן גדלות בבית."),
+    # a listed participle with the article is the noun (hspell has סופר, מנקה only as verbs); נראית's
+    # masculine is נראה; a noun with its prepositional complement before the comma of a full name
+    ("הסופר הצעיר קיבל פרס.", "הסופרת הצעירה קיבלה פרס."),
+    ("הקונה התלונן על המחיר.", "הקונה התלוננה על המחיר."),
+    ("המורה לאנגלית, דנה כהן, ביקשה מהתלמידים לשתוק.", "המורה לאנגלית, דנה כהן, ביקשה מהתלמידות לשתוק."),
 ]
 
 

@@ -202,14 +202,15 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
 
 
 def _construct_end(index: int, ws: Sequence[dict], position: Mapping[int, int]) -> int:
-    """The last word of noun `index` with the construct complements right after it and their articles
-    and name parts (he שחקן בית שאן, שחקן הקבוצה): the noun's phrase before a comma."""
+    """The last word of noun `index` with the construct or prepositional complements right after it,
+    their articles, prepositions and name parts (he שחקן בית שאן, שחקן הקבוצה, המורה לאנגלית): the
+    noun's phrase before a comma."""
     end = index
     while end + 1 < len(ws):
         k = end + 1
-        if ws[k]["upos"] == "DET" and k + 1 < len(ws) and position.get(int(ws[k]["head"] or 0)) == k + 1:
-            k += 1  # the complement's article
-        if not (relation(ws[k]["deprel"]) in ("compound", "flat") and index <= position.get(
+        while ws[k]["upos"] in ("DET", "ADP") and k + 1 < len(ws) and position.get(int(ws[k]["head"] or 0)) == k + 1:
+            k += 1  # the complement's article or preposition (ל + אנגלית)
+        if not (relation(ws[k]["deprel"]) in ("compound", "flat", "nmod") and index <= position.get(
                 int(ws[k]["head"] or 0), -1) < k):
             return end
         end = k

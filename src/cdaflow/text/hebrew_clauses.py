@@ -108,15 +108,21 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
         elif word["upos"] == "ADJ" and word["deprel"] == "compound:smixut":
             word["upos"], word["xpos"] = "NOUN", None
         # the first word of a name (צבי קפלן, חיים אביבי: flat:name under it) is a name, whatever else it is,
-        # where hspell reads it as a name or a noun, or knows it not (not עייפה נכנסה, the parser's slip)
-        parts = [w for w, *_ in info if w["deprel"] == "flat:name" and w["head"] == word["id"]]
+        # where hspell reads it or a part as a name, or it as a noun, or knows it not (not עייפה נכנסה, the
+        # parser's slip; דנה כהן: hspell has כהן as a name, דנה only as a verb)
+        parts = [(w, a) for w, _, _, a in info if w["deprel"] == "flat:name" and w["head"] == word["id"]]
         if word["upos"] in ("NOUN", "ADJ") and parts and (
-                _may_be_a_name(analyses) or any(f[:1] == ("ע",) for _, f in analyses)):
-            for part in [word, *parts]:
+                _may_be_a_name(analyses) or any(f[:1] == ("ע",) for _, f in analyses)
+                or any(a and _may_be_a_name(a) for _, a in parts)):
+            for part in [word, *(w for w, _ in parts)]:
                 part["upos"], part["xpos"], part["feats"] = "PROPN", None, None
         # an adjective with a preposition of its own in a noun's relation (הודיעה על תוכניות): it stands
         # for a noun (hspell knows תוכניות only as the adjective), and agrees with nothing; so does a
         # participle (כמתנדבים, למנהלים: the one who does it, a person noun if the gazetteer lists it)
+        # the article on a word hspell reads as a present-tense verb: a participle (הסופר, המנקה), which the
+        # gazetteer makes a noun where it lists it (gazetteer.py: a participle after a determiner)
+        if word["upos"] == "VERB" and "ה" in units and any(f[:1] == ("פ",) and "הווה" in f for _, f in analyses):
+            word["feats"] = {**(word["feats"] or {}), "VerbForm": "Part"}
         # (with its own prefix: not משותף, an adjective too, nor תובעים לדין, a verb with its complement)
         participle = word["upos"] == "VERB" and bool(analyses) and all(
             f[:1] == ("פ",) and "הווה" in f for _, f in analyses) and bool(set(units) & _PREPOSITIONS)
