@@ -106,6 +106,7 @@ class HebrewFacts:
     closed_class: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # paradigms: אינם -> (Masc, Plur)
     prefix_tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ב -> (ADP,)
     verb_cues: frozenset[str] = frozenset()  # words a verb follows (לא, הם): a verb-only word stays whole
+    linking_verbs: frozenset[str] = frozenset()  # the language file's (נראה): an adjective after one agrees
 
     @classmethod
     def of(cls, language: Any) -> HebrewFacts:
@@ -124,6 +125,7 @@ class HebrewFacts:
             whole_words=frozenset(segmentation.get("whole_words") or ()),
             infinitive_prefix=segmentation.get("infinitive_prefix") or "",
             verb_cues=frozenset(segmentation.get("verb_cues") or ()),
+            linking_verbs=frozenset(language.linking_verbs),
             prefix_tags={unit: tuple(tags) for unit, tags in (segmentation.get("prefix_tags") or {}).items()},
             possessors=frozenset(multiword.get("possessive_suffixes") or ()),
             closed_class={form: tag for paradigm in language.paradigms for form in paradigm.values()
@@ -443,7 +445,7 @@ def _hebrew_parser_class() -> type:
                     sentence = _with_multiword(spacy_span(span, {}, with_tree), segments,
                                                owner[span.start:span.end], f"{sent_id_prefix}-{n}-{k}",
                                                self.segmenter.facts.prefix_tags, Token, TokenList, Metadata, FIELDS,
-                                               self.segmenter.facts.closed_class)
+                                               self.segmenter.facts.closed_class, self.segmenter.facts.linking_verbs)
                     if k == len(spans):
                         mark_line_end(sentence)
                     yield sentence
@@ -556,7 +558,7 @@ def _tag_prefix(word, prefix_tags: Mapping[str, tuple[str, ...]]) -> None:
 
 
 def _with_multiword(words_sentence, segments, owners, sent_id, prefix_tags,
-                    Token, TokenList, Metadata, fields, closed_class=None):  # noqa: N803
+                    Token, TokenList, Metadata, fields, closed_class=None, linking_verbs=frozenset()):  # noqa: N803
     """The span's words with a multiword token line over each split surface token, its SpaceAfter
     on that line, and `# text` the surface text; prefix units take their listed tags."""
     out = []
@@ -595,5 +597,5 @@ def _with_multiword(words_sentence, segments, owners, sent_id, prefix_tags,
             info.append((part, prefix or k > content, units, segment.analyses if whole and k == content else ()))
         text.append(segment.surface + (" " if segment.space_after else ""))
         position += count
-    repair_clauses(info, closed_class)
+    repair_clauses(info, closed_class, linking_verbs)
     return TokenList(out, Metadata({"sent_id": sent_id, "text": "".join(text).strip()}), default_fields=list(fields))

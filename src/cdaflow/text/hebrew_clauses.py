@@ -70,7 +70,8 @@ def _as_predicate(word, readings, gender: str | None) -> None:
     word["feats"] = feats
 
 
-def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | None = None) -> None:
+def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | None = None,
+                   linking_verbs: frozenset[str] = frozenset()) -> None:
     """The subject and predicate of a clause, and its noun's adjectives, where the small parser lost them.
 
     A parser trained on 900 sentences parses *המנהל כתב* with *כתב* a noun object of *מנהל*, *המלצר היה
@@ -198,7 +199,7 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             feats.get("Gender"))
         if pronoun:
             if feats.get("Number") in ("Sing", "Plur") and (_opens_clause(info, content, position) or units):
-                _repair_clause(info, content, position, {feats["Gender"]}, feats["Number"], True)
+                _repair_clause(info, content, position, {feats["Gender"]}, feats["Number"], True, linking_verbs)
             continue
         # a clause's first word that the parser tagged an adjective and hspell reads only as a noun (הנערה
         # שנפצעה; after a noun, סובייטים, האירופים are its adjectives whatever hspell has)
@@ -216,7 +217,7 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
         if not genders or number not in ("Sing", "Plur") or not _opens_clause(info, content, position):
             continue
         definite = "ה" in units or nouns is possessed
-        _repair_clause(info, content, position, genders, number, definite)
+        _repair_clause(info, content, position, genders, number, definite, linking_verbs)
     for position in range(len(content)):
         _relative_of(info, content, position, closed_class or {})
     _doubled_possessors(info)
@@ -454,7 +455,7 @@ def _is_be(analyses) -> bool:
     return bool(analyses) and all(lemma == _BE and f[:1] == ("פ",) for lemma, f in analyses)
 
 
-def _repair_clause(info, content, position, genders, number, definite) -> None:
+def _repair_clause(info, content, position, genders, number, definite, linking_verbs=frozenset()) -> None:
     i = content[position]
     modifiers: list[int] = []
     copula = relative = predicate = None
@@ -492,6 +493,10 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
     # של + a pronoun or a noun (השכן שלנו, האב של הקורבן)
     if k < len(content) and _form_of(info, content[k]) in ("של", "של_") and k + 1 < len(content):
         k += 2
+        # and the noun's construct complements (של בית הספר)
+        while k < len(content) and info[content[k]][0]["deprel"] == "compound:smixut" and not (
+                set(info[content[k]][2]) - {"ה"}):
+            k += 1
     # the noun's prepositional phrase, where an agreeing finite verb follows it (כל עובד במפעל יקבל, with
     # the phrase's construct complements: העובד בבית החולים יקבל)
     if k < len(content) and set(info[content[k]][2]) & _PREPOSITIONS:
@@ -591,6 +596,16 @@ def _repair_clause(info, content, position, genders, number, definite) -> None:
         copula = None
     _apply(info, i, genders, number, modifiers, relative, relative_copula, copula, predicate, conjuncts,
            conjunct_copulas)
+    # after a linking verb, the adjective it links to the subject (נראית עייפה), its complement
+    if predicate is not None and predicate[1][0][0] in linking_verbs and k < len(content) and not info[content[k]][2]:
+        found = [r for r in _agreeing_readings(info[content[k]][3], genders, number) if r[1][:1] == ("ת",)]
+        if found:
+            word = info[content[k]][0]
+            saved = (word["head"], word["deprel"])
+            _as_predicate(word, found, None)
+            word["head"], word["deprel"] = info[predicate[0]][0]["id"], "xcomp"
+            if not _acyclic([w for w, *_ in info]):
+                word["head"], word["deprel"] = saved
 
 
 def _past_reading(analyses) -> bool:
