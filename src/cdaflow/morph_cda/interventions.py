@@ -76,8 +76,9 @@ def interventions_for(
         found = None if split else gazetteer.lookup(noun, sentence)
         if not found:
             possessed = _possessed_noun(index, word, sentence, gazetteer, generator, direction)
+            if possessed is not None:
+                out.append(possessed)
             if possessed is not None or split:
-                out += [possessed] if possessed is not None else []
                 continue
             pronoun = pronoun_intervention(index, word, sentence, generator, direction)
             if pronoun is not None:
@@ -150,10 +151,11 @@ def _possessed_noun(
         return None  # a whole word hspell reads otherwise too (בתי: houses of, or my daughter; עובדה: a fact)
     language = generator.language
     # (a singular reading first: אחיו is his brother more often than his brothers)
-    readings = sorted(suffixed_readings(hspell, written or ""),
+    readings = sorted(suffixed_readings(hspell, written),
                       key=lambda reading: gender_number(own_features(reading[1]))[1] != "Sing")
     for lemma, features in readings:
         number = gender_number(own_features(features))[1] or "Sing"
+        # (hspell spells אישה, the gazetteer אשה)
         for spelled in dict.fromkeys((lemma, lemma[:1] + lemma[1:].replace("י", "", 1))):
             if spelled in language.thing_forms:
                 continue  # נשיאותו, מועמדותו: his presidency, his candidacy

@@ -482,9 +482,9 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
     if finite and len(finite) == len(analyses):
         if word["upos"] in ("ADJ", "NOUN"):
             word["upos"], word["xpos"] = "VERB", None  # a past or future verb only (ניגשו): no adjective
-        common = {g for f in finite for g, _ in [gender_number(own_features(f))]} == {"Masc", "Fem"} and len(
-            {gender_number(own_features(f))[1] for f in finite}) == 1 and all("3" in f for f in finite)
-        if common and "Plur" in {gender_number(own_features(f))[1] for f in finite}:
+        shown = {gender_number(own_features(f)) for f in finite}
+        if {g for g, _ in shown} == {"Masc", "Fem"} and {n for _, n in shown} == {"Plur"} and all(
+                "3" in f for f in finite):
             # the third person plural of the past, one form for both genders (נפצעו): it shows no gender
             feats = {k: v for k, v in (word["feats"] or {}).items() if k not in ("Gender", "VerbForm")}
             word["feats"] = {**feats, "Number": "Plur", "Tense": "Past" if any("עבר" in f for f in finite) else "Fut"}
