@@ -388,6 +388,15 @@ def test_a_full_name_ties_the_noun_before_its_adjectives_and_a_caseless_name():
                   ("צבא", "צבא", "NOUN", MS, 5, "compound:smixut", "SpaceAfter=No"),
                   (".", ".", "PUNCT", "", 1, "punct"))
     assert named(hebrew) == ["איש"]
+    # spaCy: Marc Petit/ADJ, a capitalised surname in the name's flat
+    teacher = tree("Le professeur d'anglais, Marc Petit, arrive.", ("Le", "le", "DET", MS, 2, "det"),
+                   ("professeur", "professeur", "NOUN", MS, 9, "nsubj"), ("d'", "de", "ADP", "", 4, "case"),
+                   ("anglais", "anglais", "NOUN", MS, 2, "nmod", "SpaceAfter=No"),
+                   (",", ",", "PUNCT", "", 2, "punct"), ("Marc", "Marc", "PROPN", "", 2, "appos"),
+                   ("Petit", "petit", "ADJ", MS, 6, "flat:name", "SpaceAfter=No"),
+                   (",", ",", "PUNCT", "", 9, "punct"), ("arrive", "arriver", "VERB", COP, 0, "root"),
+                   (".", ".", "PUNCT", "", 9, "punct"))
+    assert "professeur" in named(teacher)  # (and anglais, before the comma: no person, no matter)
 
 
 def test_a_noun_after_a_predicate_marker_says_what_a_kept_subject_or_a_name_is():

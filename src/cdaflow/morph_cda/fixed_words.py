@@ -147,6 +147,9 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
         head = position.get(int(w["head"] or 0))
         if relation(w["deprel"]) == "flat" and head is not None and capitalised[head] and in_name[i]:
             in_name[head] = in_name[head] or (head > 0 and ws[head]["upos"] in ("NOUN", "X"))
+        # and a capitalised surname tagged otherwise in a name's flat (spaCy: Marc Petit/ADJ)
+        if relation(w["deprel"]) == "flat" and head is not None and in_name[head] and capitalised[i] and i > 0:
+            in_name[i] = True
     n = len(ws)
     full = {i for i in range(n) if in_name[i] and (i + 1 < n and in_name[i + 1] or i > 0 and in_name[i - 1])}
     if not full:
