@@ -165,9 +165,11 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
         if nominal and index + 1 in full and not construct and (
                 not in_name[index] or index + 2 < n and in_name[index + 2]):
             out.add(index)
-            # and the noun before the adjectives it has there (he הפרופסור אמריטוס שמואל אביטל)
+            # and the noun before the adjectives it has there (he הפרופסור אמריטוס שמואל אביטל), not before
+            # a participle, which may take the name (un médico atendido Pedro Ruiz: another person)
             k = index
-            while k > 0 and ws[k]["upos"] == "ADJ" and ws[k - 1]["upos"] in ("NOUN", "ADJ") and (
+            while k > 0 and ws[k]["upos"] == "ADJ" and (ws[k]["feats"] or {}).get("VerbForm") != "Part" and ws[
+                    k - 1]["upos"] in ("NOUN", "ADJ") and (
                     position.get(int(ws[k]["head"] or 0)) == k - 1 or position.get(int(ws[k - 1]["head"] or 0)) == k):
                 k -= 1  # (however the parser hung the two on each other)
                 out.add(k)

@@ -142,7 +142,7 @@ def _possessed_noun(
     multiword token is rebuilt from it, :func:`~cdaflow.morph_cda.surface.rebuild_multiword`). A
     possessed noun takes the language file's possessed sense (*אשתו* -> *בעלו*). None where the word is
     none of these, or hspell knows no such word."""
-    hspell = getattr(generator.hunspell, "hspell", None)
+    hspell = getattr(getattr(generator, "hunspell", None), "hspell", None)
     if hspell is None or word["upos"] not in ("NOUN", "PROPN"):
         return None
     split = (word["form"] or "").endswith("_")
