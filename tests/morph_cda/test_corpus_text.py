@@ -339,14 +339,16 @@ def test_a_counterfactual_that_is_the_original_is_none():
     assert record["intervened"] == [{"sentence": "s-1-1", "id": 1, "from": "Ustedes", "to": "Ustedes"}]
 
 
-def test_a_full_name_ties_conjuncts_and_a_given_name_taken_for_a_noun():
+def named(conllu: str) -> list[str]:
+    """The words of a one-sentence CoNLL-U that a full name ties (fixed_words.named_by_a_full_name)."""
     from cdaflow.morph_cda.fixed_words import named_by_a_full_name
 
-    def named(conllu):
-        (sentence,) = parse_conllu_string(conllu)
-        ws = words(sentence)
-        return sorted(ws[i]["form"] for i in named_by_a_full_name(ws))
+    (sentence,) = parse_conllu_string(conllu)
+    ws = words(sentence)
+    return sorted(ws[i]["form"] for i in named_by_a_full_name(ws))
 
+
+def test_a_full_name_ties_conjuncts_and_a_given_name_taken_for_a_noun():
     # spaCy: "Hosni" a noun with "Moubarak" its flat name
     president = tree("El presidente de Chile, Hosni Pérez, llegó.", ("El", "el", "DET", MS, 2, "det"),
                      ("presidente", "presidente", "NOUN", MS, 9, "nsubj"), ("de", "de", "ADP", "", 4, "case"),
@@ -366,13 +368,6 @@ def test_a_full_name_ties_conjuncts_and_a_given_name_taken_for_a_noun():
 
 
 def test_a_full_name_ties_the_noun_before_its_adjectives_and_a_caseless_name():
-    from cdaflow.morph_cda.fixed_words import named_by_a_full_name
-
-    def named(conllu):
-        (sentence,) = parse_conllu_string(conllu)
-        ws = words(sentence)
-        return sorted(ws[i]["form"] for i in named_by_a_full_name(ws))
-
     # il procuratore militare Antonino Intelisano: the title's adjective stands between it and the name
     prosecutor = tree("Il procuratore militare Antonino Intelisano parla.", ("Il", "il", "DET", MS, 2, "det"),
                       ("procuratore", "procuratore", "NOUN", MS, 6, "nsubj"),
