@@ -157,8 +157,11 @@ def named_by_a_full_name(ws: Sequence[dict], language=None) -> set[int]:
     copulas = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "cop"}
     out = set()
     for index, w in enumerate(ws):
-        # right before a full name; a capitalised title, before two names (el Rey Juan Carlos)
-        nominal = w["upos"] in ("NOUN", "PROPN", "ADJ", "X")
+        # right before a full name; a capitalised title, before two names (el Rey Juan Carlos); a participle
+        # with its article is a noun too (he הסופרת מירב אלון)
+        nominal = w["upos"] in ("NOUN", "PROPN", "ADJ", "X") or (
+            (w["feats"] or {}).get("VerbForm") == "Part" and any(
+                c["head"] == w["id"] and relation(c["deprel"]) == "det" for c in ws))
         # (not a construct noun whose complement the name is: he שחקני מכבי תל אביב, the team's players)
         construct = index + 1 < n and relation(ws[index + 1]["deprel"]) == "compound" and position.get(
             int(ws[index + 1]["head"] or 0)) == index
