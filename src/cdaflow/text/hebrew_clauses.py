@@ -435,13 +435,13 @@ def _main_predicate_after(info, content, k: int, genders, number) -> int:
             break
         agreeing = _agreeing_readings(analyses, genders, number)
         finite = any(f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f) for _, f in agreeing)
-        before = gender_number_of(info[content[j - 1]][0]) if j > 0 else (None, None)
+        before = _gender_number_of(info[content[j - 1]][0]) if j > 0 else (None, None)
         if j > k and not units and (finite or agreeing and before not in {gender_number(f) for _, f in agreeing}):
             return j
     return k
 
 
-def gender_number_of(word) -> tuple[str | None, str | None]:
+def _gender_number_of(word) -> tuple[str | None, str | None]:
     """A word's (gender, number) as tagged."""
     feats = word["feats"] or {}
     return feats.get("Gender"), feats.get("Number")
@@ -504,7 +504,7 @@ def _repair_clause(info, content, position, genders, number, definite, linking_v
             _, _, units, analyses = info[content[j]]
             agreeing = _agreeing_readings(analyses, genders, number)
             # or an adjective or participle that cannot be the phrase's noun's (האחיות במחלקה עסוקות)
-            before = gender_number_of(info[content[j - 1]][0])
+            before = _gender_number_of(info[content[j - 1]][0])
             if not units and (any(f[:1] == ("פ",) and {"עבר", "עתיד"} & set(f) for _, f in agreeing) or (
                     agreeing and before not in {gender_number(f) for _, f in agreeing})):
                 k = j
