@@ -321,6 +321,37 @@ def test_numerals_take_their_paradigms_gender_and_number():
     assert HEBREW.paradigm_form("שלוש", "Masc", "Plur") == "שלושה"  # the absolute form, not the construct
 
 
+def test_a_count_the_parser_tagged_otherwise_is_a_numeral():
+    # מששה או שבעה מורים: ששה tagged a verb (hspell: "rejoiced"), coordinated with the numeral שבעה
+    words, info = _sentence([("מ", "ADP", {}, 5, "case", None), ("ששה", "VERB", F, 5, "nummod", ["מ"]),
+                             ("או", "CCONJ", {}, 4, "cc", []), ("שבעה", "NUM", M, 2, "conj", []),
+                             ("מורים", "NOUN", {"Gender": "Masc", "Number": "Plur"}, 0, "root", [])])
+    repair_clauses(info, HEBREW_CLOSED_CLASS)
+    assert (words[1]["upos"], words[1]["feats"]) == ("NUM", {"Gender": "Masc", "Number": "Plur"})
+    assert (words[3]["upos"], words[3]["feats"]) == ("NUM", {"Gender": "Masc", "Number": "Plur"})
+    # not a word of the paradigms outside a count
+    words, info = _sentence([("ששה", "VERB", F, 0, "root", [])])
+    repair_clauses(info, HEBREW_CLOSED_CLASS)
+    assert words[0]["upos"] == "VERB"
+
+
+def test_an_arabic_name_with_its_article_is_one_name():
+    # עבד אל-נאצר: the word, the article glued to its hyphen and the word after are one name
+    words, info = _sentence([("עבד", "NOUN", M, 5, "dep", []), ("אל", "ADV", {}, 4, "advmod", []),
+                             ("-", "PUNCT", {}, 4, "punct", []), ("נאצר", "VERB", M, 1, "nmod", []),
+                             ("היה", "VERB", M, 0, "root", [])])
+    words[1]["misc"] = words[2]["misc"] = {"SpaceAfter": "No"}
+    repair_clauses(info, HEBREW_CLOSED_CLASS, name_articles=frozenset({"אל"}))
+    assert [w["upos"] for w in words[:4]] == ["PROPN", "PROPN", "PUNCT", "PROPN"]
+    assert [(w["head"], w["deprel"]) for w in words[1:4]] == [(1, "flat:name"), (1, "punct"), (1, "flat:name")]
+    # אל with a space after it is the preposition "to"
+    words, info = _sentence([("הלך", "VERB", M, 0, "root", []), ("אל", "ADP", {}, 3, "case", []),
+                             ("-", "PUNCT", {}, 3, "punct", []), ("הבית", "NOUN", M, 1, "obl", [])])
+    words[2]["misc"] = {"SpaceAfter": "No"}
+    repair_clauses(info, HEBREW_CLOSED_CLASS, name_articles=frozenset({"אל"}))
+    assert words[0]["upos"] == "VERB"
+
+
 def test_things_and_members_are_no_persons():
     assert {"חברות", "בני", "פועל"} <= HEBREW.thing_forms
     assert HEBREW.no_one[0] == {"איש"}
@@ -700,6 +731,16 @@ ROUND_FOUR = [
     ("המורה לאנגלית, דנה כהן, ביקשה מהתלמידים לשתוק.", "המורה לאנגלית, דנה כהן, ביקשה מהתלמידות לשתוק."),
     # a linking verb's adjective (he.yaml linking_verbs), after the subject's של phrase with its construct
     ("המנהלת החדשה של בית הספר נראית עייפה.", "המנהל החדש של בית הספר נראה עייף."),
+    # ש + כל before a noun; coordinated numerals, one the parser tagged a verb; a possessor is no
+    # indefinite (משהו); the negative copula tagged with a person only; modals (חייב: not "convicted");
+    # an Arabic name with its article
+    ("המנהל אמר שכל עובד חדש יקבל מחשב.", "המנהלת אמרה שכל עובדת חדשה תקבל מחשב."),
+    ("היועץ בחר חמישה או ששה מועמדים.", "היועצת בחרה חמש או שש מועמדות."),
+    ("הוא חשב שאין משהו רע בחברו.", "היא חשבה שאין משהו רע בחברתה."),
+    ("בניו אינם גרים בעיר.", "בנותיו אינן גרות בעיר."),
+    ("הרופא חייב לבדוק את המטופל.", "הרופאה חייבת לבדוק את המטופל."),
+    ("השחקנים עלולים להיפצע.", "השחקניות עלולות להיפצע."),
+    ("העיתונאי ראיין את עבד אל-רחמן.", "העיתונאית ראיינה את עבד אל-רחמן."),
 ]
 
 

@@ -263,6 +263,11 @@ class CounterfactualGenerator:
                 tag = self.inventory.tags[int(predicted[j])]
                 feats = dict(sub.split("=", 1) for sub in tag)
                 form = self.language.full_form((ws[j]["form"] or "").lower(), None)
+                cell = self.language.paradigm_tag(form)
+                if "Gender" not in feats and cell is not None:
+                    # a closed-class form whose parser tag the inventory lacks, mapped to a tag without its
+                    # gender (he אינם: Person=3): its paradigm cell's gender and number
+                    feats = {"Gender": cell[0], "Number": cell[1]}
                 # a distributive pronoun (chacun: singular forms only) of a plural noun keeps its number
                 distributive = self.language.paradigm_tag(form) is not None and not any(
                     self.language.paradigm_form(form, g, "Plur") for g in GENDER_SWAP)

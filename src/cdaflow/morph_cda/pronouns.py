@@ -157,7 +157,7 @@ def pronoun_referents(
             continue
         antecedent = _antecedent(p, ws, gender, number, features, gazetteer, bare[p] == "person",
                                  language.possessors_name_persons and ws[p]["deprel"] == "nmod:poss",
-                                 language.objects_skip_their_subject)
+                                 language.objects_skip_their_subject, language.never_antecedents)
         if antecedent is None:
             if language.objects_skip_their_subject and relation(ws[p]["deprel"]) in ("obj", "obl", "iobj"):
                 continue  # an object with no antecedent here: someone else, whatever its verb says of the subject
@@ -193,6 +193,7 @@ def _said_to_be_a_kept_noun(p: int, ws: Sequence[dict], gender: str | None, gaze
 def _antecedent(
     p: int, ws: Sequence[dict], gender: str, number: str, pronouns: dict[int, tuple], gazetteer: Gazetteer,
     persons_only: bool = False, possessor: bool = False, skip_own_subject: bool = False,
+    never: frozenset[str] = frozenset(),
 ) -> int | None:
     """The antecedent of pronoun `p` (see :func:`pronoun_referents`): a noun's or an earlier
     pronoun's or a name's index, or None (none in the sentence). `persons_only`: a subject pronoun
@@ -201,7 +202,8 @@ def _antecedent(
     whose antecedent is a person (he language file's ``possessors_name_persons``: השופטים ... לפי רמתם
     past לדרגים), so a noun the gazetteer does not list and a name in an oblique are passed over.
     `skip_own_subject`: an object or oblique pronoun is not its own verb's subject (he
-    ``objects_skip_their_subject``: a non-reflexive pronoun, המורה נתן לו: someone else)."""
+    ``objects_skip_their_subject``: a non-reflexive pronoun, המורה נתן לו: someone else). `never`: the
+    language file's ``never_antecedents`` (he משהו), passed over."""
     subject = relation(ws[p]["deprel"]) in SUBJECT
     passes = ANTECEDENT_PASSES if subject else (None,)
     # a possessor's: the words above it, whose thing or whose subject thing it may still name (העמותה
@@ -217,7 +219,7 @@ def _antecedent(
     for relations in passes:
         for j in range(p - 1, -1, -1):
             w = ws[j]
-            if relations is not None and relation(w["deprel"]) not in relations:
+            if relations is not None and relation(w["deprel"]) not in relations or (w["form"] or "").lower() in never:
                 continue
             if ws[p]["deprel"] == "nmod:poss" and w["id"] == ws[p]["head"]:
                 continue  # a possessor is not its own noun (he פתרונו = פתרון_ + _של_ + _הוא)

@@ -107,6 +107,8 @@ class HebrewFacts:
     prefix_tags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ב -> (ADP,)
     verb_cues: frozenset[str] = frozenset()  # words a verb follows (לא, הם): a verb-only word stays whole
     linking_verbs: frozenset[str] = frozenset()  # the language file's (נראה): an adjective after one agrees
+    noun_openers: frozenset[str] = frozenset()  # words a noun follows (כל): prefix + one before a noun is split
+    name_articles: frozenset[str] = frozenset()  # an article of foreign names (Arabic אל-ואד): names around it
 
     @classmethod
     def of(cls, language: Any) -> HebrewFacts:
@@ -125,6 +127,8 @@ class HebrewFacts:
             whole_words=frozenset(segmentation.get("whole_words") or ()),
             infinitive_prefix=segmentation.get("infinitive_prefix") or "",
             verb_cues=frozenset(segmentation.get("verb_cues") or ()),
+            noun_openers=frozenset(segmentation.get("noun_openers") or ()),
+            name_articles=frozenset(segmentation.get("name_articles") or ()),
             linking_verbs=frozenset(language.linking_verbs),
             prefix_tags={unit: tuple(tags) for unit, tags in (segmentation.get("prefix_tags") or {}).items()},
             possessors=frozenset(multiword.get("possessive_suffixes") or ()),
@@ -270,8 +274,11 @@ class Segmenter:
             if number and self._units(number[1]) is not None:
                 chosen.append((number[1], number[2]))  # ב50: prefix letters on a number
                 continue
-            reading = None
-            if token not in self.facts.whole_words and token not in self.facts.pronoun_words and self._may_split(token):
+            reading = self._noun_opener(k, tokens, readings)
+            named = k > 1 and tokens[k - 2][0] in self.facts.name_articles and tokens[k - 1][0] == "-" and not (
+                tokens[k - 2][1] or tokens[k - 1][1])  # אל-ואד: a name after the hyphen, whole
+            if reading is None and not named and token not in self.facts.whole_words and token not in self.facts.pronoun_words \
+                    and self._may_split(token):
                 comma = k > 0 and tokens[k - 1][0] == ","
                 noun = frozenset() if comma or not k else frozenset(
                     gender_number(f) for r in readings.get(tokens[k - 1][0], ()) for _, f in r.analyses
@@ -305,6 +312,17 @@ class Segmenter:
                 continue
             out.append(Segment(token, (*units, *(pronoun or (rest,))), space, len(units), analyses))
         return out
+
+    def _noun_opener(self, k: int, tokens, readings) -> Reading | None:
+        """The split of token k into a prefix and a word the language file's ``noun_openers`` lists, where
+        the next token is a word hspell knows and no adjective (שכל עובד, שכל אחד = ש + כל, not the noun
+        "intellect" or the verb "bereaved"; שכל ישר, common sense, stays); else None."""
+        if k + 1 >= len(tokens) or not self._may_split(tokens[k][0]):
+            return None
+        after = [(r.prefix, f) for r in readings.get(tokens[k + 1][0], ()) for _, f in r.analyses]
+        if not after or any(f[:1] == ("ת",) and not prefix for prefix, f in after):
+            return None
+        return next((r for r in readings.get(tokens[k][0], ()) if r.prefix and r.stem in self.facts.noun_openers), None)
 
     def _definite_modifier_follows(self, k: int, tokens, chosen, readings) -> bool:
         """Whether token k + 1 is the article + an adjective or participle: then token k's noun is
@@ -445,7 +463,8 @@ def _hebrew_parser_class() -> type:
                     sentence = _with_multiword(spacy_span(span, {}, with_tree), segments,
                                                owner[span.start:span.end], f"{sent_id_prefix}-{n}-{k}",
                                                self.segmenter.facts.prefix_tags, Token, TokenList, Metadata, FIELDS,
-                                               self.segmenter.facts.closed_class, self.segmenter.facts.linking_verbs)
+                                               self.segmenter.facts.closed_class, self.segmenter.facts.linking_verbs,
+                                               self.segmenter.facts.name_articles)
                     if k == len(spans):
                         mark_line_end(sentence)
                     yield sentence
@@ -558,7 +577,8 @@ def _tag_prefix(word, prefix_tags: Mapping[str, tuple[str, ...]]) -> None:
 
 
 def _with_multiword(words_sentence, segments, owners, sent_id, prefix_tags,
-                    Token, TokenList, Metadata, fields, closed_class=None, linking_verbs=frozenset()):  # noqa: N803
+                    Token, TokenList, Metadata, fields, closed_class=None, linking_verbs=frozenset(),
+                    name_articles=frozenset()):  # noqa: N803
     """The span's words with a multiword token line over each split surface token, its SpaceAfter
     on that line, and `# text` the surface text; prefix units take their listed tags."""
     out = []
@@ -597,5 +617,5 @@ def _with_multiword(words_sentence, segments, owners, sent_id, prefix_tags,
             info.append((part, prefix or k > content, units, segment.analyses if whole and k == content else ()))
         text.append(segment.surface + (" " if segment.space_after else ""))
         position += count
-    repair_clauses(info, closed_class, linking_verbs)
+    repair_clauses(info, closed_class, linking_verbs, name_articles)
     return TokenList(out, Metadata({"sent_id": sent_id, "text": "".join(text).strip()}), default_fields=list(fields))

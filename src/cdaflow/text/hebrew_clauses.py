@@ -71,7 +71,7 @@ def _as_predicate(word, readings, gender: str | None) -> None:
 
 
 def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | None = None,
-                   linking_verbs: frozenset[str] = frozenset()) -> None:
+                   linking_verbs: frozenset[str] = frozenset(), name_articles: frozenset[str] = frozenset()) -> None:
     """The subject and predicate of a clause, and its noun's adjectives, where the small parser lost them.
 
     A parser trained on 900 sentences parses *המנהל כתב* with *כתב* a noun object of *מנהל*, *המלצר היה
@@ -89,13 +89,18 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
     its adverbs and object. Words are retagged by their hspell reading; the tree is changed only where
     no cycle results, and otherwise left as the parser made it. `info`: each syntactic word as
     :func:`_with_multiword` collects it (word, is a prefix unit, its prefix units, hspell's analyses).
+    `name_articles`: the language file's articles of foreign names (Arabic אל-), see :func:`_names_and_constructs`.
     """
     content = [k for k, (_, prefix, _, _) in enumerate(info) if not prefix]
     for word, _, units, analyses in info:
         # a numeral of the language file's paradigms has its cell's gender and number (שלושת: Masc Plur;
-        # the parser: singular)
-        if word["upos"] == "NUM" and (closed_class or {}).get(word["form"]):
+        # the parser: singular), also where the parser tagged it otherwise as a count (מששה או שבעה: ששה/VERB)
+        counted = word["deprel"] == "nummod" or (word["deprel"] == "conj" and any(
+            w["id"] == word["head"] and w["deprel"] == "nummod" for w, *_ in info))
+        if (word["upos"] == "NUM" or counted and word["upos"] in ("VERB", "NOUN", "ADJ")) and (
+                closed_class or {}).get(word["form"]):
             gender, number = closed_class[word["form"]]
+            word["upos"], word["xpos"] = "NUM", None
             word["feats"] = {**(word["feats"] or {}), "Gender": gender, "Number": number}
         elif word["upos"] == "NUM" and word["feats"]:
             # another numeral (מיליוני, אלפי, מאה) has one form whatever the noun's gender
@@ -223,13 +228,13 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
     _doubled_possessors(info)
     _resumptive_pronouns(info)
     _ages(info)
-    _names_and_constructs(info)
+    _names_and_constructs(info, name_articles)
 
 
 _AGES = {"בן": "Masc", "בת": "Fem"}
 
 
-def _names_and_constructs(info) -> None:
+def _names_and_constructs(info, name_articles: frozenset[str] = frozenset()) -> None:
     """Words whose kind hspell and the spelling tell, whatever the parser tagged them.
 
     A word hspell knows only as a proper name (שמואל, אלכס: every analysis פרטי) is a name, which never
@@ -237,8 +242,23 @@ def _names_and_constructs(info) -> None:
     (דן לוי: "judged" and "companion" too), a given name and a surname, and a name's flat:name part. The
     first word of a hyphenated construct (כתב-העת, בית-הספר: glued to a hyphen and the
     article after it) is a noun in the construct state, never the verb hspell also reads (כתב "wrote"), so
-    it takes no subject's gender."""
+    it takes no subject's gender. A word, a name article glued to a hyphen and the word after it (the
+    Arabic אל of באב אל-ואד, עבד אל-נאצר) are one name: the first word its head, the others flat:name.
+    """
     words = [w for w, *_ in info]
+    for k in range(len(words) - 3):
+        first, article, hyphen, last = words[k:k + 4]
+        if (not info[k][1] and first["upos"] not in ("PUNCT", "ADP") and article["form"] in name_articles
+                and hyphen["form"] == "-" and (article.get("misc") or {}).get("SpaceAfter") == "No"
+                and (hyphen.get("misc") or {}).get("SpaceAfter") == "No" and last["upos"] != "PUNCT"):
+            saved = [(w["head"], w["deprel"]) for w in (article, hyphen, last)]
+            for w in (first, article, last):
+                w["upos"], w["xpos"], w["feats"] = "PROPN", None, None
+            for w, deprel in ((article, "flat:name"), (hyphen, "punct"), (last, "flat:name")):
+                w["head"], w["deprel"] = first["id"], deprel
+            if not _acyclic(words):
+                for w, (head, deprel) in zip((article, hyphen, last), saved):
+                    w["head"], w["deprel"] = head, deprel
 
     def named(k: int) -> bool:  # a word with no prefix that hspell reads as a name
         return 0 <= k < len(info) and not info[k][1] and not info[k][2] and any("פרטי" in f for _, f in info[k][3])

@@ -156,6 +156,7 @@ class Language:
     person_predicates: frozenset[str] = frozenset()  # lemmas only a person is the subject of
     possessors_name_persons: bool = False  # he: a possessive suffix's antecedent is a person noun
     objects_skip_their_subject: bool = False  # he: an object pronoun never names its own verb's subject
+    never_antecedents: frozenset[str] = frozenset()  # he משהו: an indefinite no pronoun refers back to
     person_prepositions: frozenset[str] = frozenset()  # chez lui: a person
     predicate_markers: frozenset[str] = frozenset()  # travaille comme serveur
     # copula lemma -> predicates impersonal with a clause (être: important: il est important de partir)
@@ -510,6 +511,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         person_predicates=frozenset(w.lower() for w in referents.get("person_predicates", [])),
         possessors_name_persons=bool(referents.get("possessors_name_persons", False)),
         objects_skip_their_subject=bool(referents.get("objects_skip_their_subject", False)),
+        never_antecedents=frozenset(referents.get("never_antecedents") or ()),
         person_prepositions=frozenset(w.lower() for w in referents.get("person_prepositions", [])),
         predicate_markers=frozenset(w.lower() for w in referents.get("predicate_markers", [])),
         sense_counterparts={
