@@ -277,8 +277,8 @@ class Segmenter:
             reading = self._noun_opener(k, tokens, readings)
             named = k > 1 and tokens[k - 2][0] in self.facts.name_articles and tokens[k - 1][0] == "-" and not (
                 tokens[k - 2][1] or tokens[k - 1][1])  # אל-ואד: a name after the hyphen, whole
-            if reading is None and not named and token not in self.facts.whole_words and token not in self.facts.pronoun_words \
-                    and self._may_split(token):
+            if reading is None and not named and token not in self.facts.whole_words \
+                    and token not in self.facts.pronoun_words and self._may_split(token):
                 comma = k > 0 and tokens[k - 1][0] == ","
                 noun = frozenset() if comma or not k else frozenset(
                     gender_number(f) for r in readings.get(tokens[k - 1][0], ()) for _, f in r.analyses
