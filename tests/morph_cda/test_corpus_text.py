@@ -425,3 +425,12 @@ def test_a_noun_after_a_predicate_marker_says_what_a_kept_subject_or_a_name_is()
                   ("como", "como", "ADP", "", 5, "case"), ("camarero", "camarero", "NOUN", MS, 3, "obl"),
                   (".", ".", "PUNCT", "", 3, "punct"))
     assert kept(waiter) == []
+    # trabajadores de Tailandia como voluntarios: a plural noun is no predicate of one name
+    plural = "Gender=Masc|Number=Plur"
+    workers = tree("Llegaron trabajadores de Tailandia como voluntarios.",
+                   ("Llegaron", "llegar", "VERB", COP, 0, "root"),
+                   ("trabajadores", "trabajador", "NOUN", plural, 1, "nsubj"),
+                   ("de", "de", "ADP", "", 4, "case"), ("Tailandia", "Tailandia", "PROPN", "", 2, "nmod"),
+                   ("como", "como", "ADP", "", 6, "case"), ("voluntarios", "voluntario", "NOUN", plural, 2, "nmod"),
+                   (".", ".", "PUNCT", "", 1, "punct"))
+    assert kept(workers) == []

@@ -335,6 +335,27 @@ def test_a_count_the_parser_tagged_otherwise_is_a_numeral():
     assert words[0]["upos"] == "VERB"
 
 
+def test_a_modal_without_a_gender_and_a_construct_adjective_take_their_paradigm_cells():
+    # שאתם זכאים: the parser's AUX with VerbType=Mod only; אנשים בעלי כסף: a construct after a free noun
+    words, info = _sentence([("אתם", "PRON", {"Gender": "Masc", "Number": "Plur", "Person": "2"}, 2, "nsubj", []),
+                             ("זכאים", "AUX", {"VerbType": "Mod"}, 0, "root", [])])
+    repair_clauses(info, HEBREW_CLOSED_CLASS)
+    assert words[1]["feats"] == {"VerbType": "Mod", "Gender": "Masc", "Number": "Plur"}
+    assert 1 in agreeing_words(words, 0, HEBREW)
+    plural = {"Gender": "Masc", "Number": "Plur"}
+    words, info = _sentence([("אנשים", "NOUN", plural, 0, "root", []),
+                             ("בעלי", "NOUN", {**plural, "Definite": "Cons"}, 1, "compound:smixut", []),
+                             ("כסף", "NOUN", M, 2, "compound:smixut", [])])
+    repair_clauses(info, HEBREW_CLOSED_CLASS)
+    assert (words[1]["upos"], words[1]["deprel"]) == ("ADJ", "amod")
+    assert 1 in agreeing_words(words, 0, HEBREW)
+    # a construct chain (אנשי עסקים בעלי ...: the first noun in the construct state) is left as it is
+    words, info = _sentence([("אנשי", "NOUN", {**plural, "Definite": "Cons"}, 0, "root", []),
+                             ("בעלי", "NOUN", {**plural, "Definite": "Cons"}, 1, "compound:smixut", [])])
+    repair_clauses(info, HEBREW_CLOSED_CLASS)
+    assert words[1]["upos"] == "NOUN"
+
+
 def test_an_arabic_name_with_its_article_is_one_name():
     # עבד אל-נאצר: the word, the article glued to its hyphen and the word after are one name
     words, info = _sentence([("עבד", "NOUN", M, 5, "dep", []), ("אל", "ADV", {}, 4, "advmod", []),
@@ -741,6 +762,12 @@ ROUND_FOUR = [
     ("הרופא חייב לבדוק את המטופל.", "הרופאה חייבת לבדוק את המטופל."),
     ("השחקנים עלולים להיפצע.", "השחקניות עלולות להיפצע."),
     ("העיתונאי ראיין את עבד אל-רחמן.", "העיתונאית ראיינה את עבד אל-רחמן."),
+    # the second person plural's suffixes; a suffix doubled by של before a plural; a modal; בעלי as an
+    # adjective of the noun before it
+    ("אתם יכולים לקחת את ספריכם הביתה.", "אתן יכולות לקחת את ספריכן הביתה."),
+    ("המנהל ביטל את הזמנתם של העובדים הזרים.", "המנהלת ביטלה את הזמנתן של העובדות הזרות."),
+    ("המורים זכאים לתוספת.", "המורות זכאיות לתוספת."),
+    ("הוא מכיר מורים בעלי ותק.", "הוא מכיר מורות בעלות ותק."),
 ]
 
 

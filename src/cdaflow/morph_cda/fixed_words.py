@@ -445,14 +445,17 @@ def predicates_of_an_object_pronoun(ws: Sequence[dict], language) -> set[int]:
 def marked_after_a_name(ws: Sequence[dict], gazetteer: Gazetteer, language) -> set[int]:
     """Nouns (0-based) right after one of the language file's ``predicate_markers`` that follows a name
     (*Pérez como presidente*, he גרוסבורד כמנהל): they say what the named person is, whose gender the
-    counterfactual keeps; their conjuncts too."""
+    counterfactual keeps; their conjuncts too. Not a plural noun after a name that is no coordination:
+    one name is not several people (עובדים זרים מתאילנד כמתנדבים: the workers are the volunteers)."""
     position = {int(w["id"]): i for i, w in enumerate(ws) if isinstance(w["id"], int)}
+    coordinated = {int(w["head"] or 0) for w in ws if relation(w["deprel"]) == "conj"}
     out = set()
     for i in range(2, len(ws)):
         marker, name = ws[i - 1], ws[i - 2]
         if (ws[i]["upos"] == "NOUN" and (marker["form"] or "").lower() in language.predicate_markers
                 and position.get(int(marker["head"] or 0)) == i and name["upos"] == "PROPN"
-                and name_cased(name["form"] or "") and gazetteer.lookup(name) is None):
+                and name_cased(name["form"] or "") and gazetteer.lookup(name) is None
+                and ((ws[i]["feats"] or {}).get("Number") != "Plur" or int(name["id"]) in coordinated)):
             out.add(i)
     return _with_conjuncts(out, ws, position)
 

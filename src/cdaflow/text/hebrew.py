@@ -52,6 +52,7 @@ from cdaflow.text.hspell import (
     HSPELL_GENDER,
     HSPELL_NUMBER,
     HSPELL_POS,
+    SECOND_PERSON_SUFFIX_PRONOUNS,
     SUFFIX_PRONOUNS,
     Hspell,
     Reading,
@@ -72,6 +73,7 @@ __all__ = [
 # niqqud and cantillation marks (not the maqaf ־, paseq, sof pasuq): part of the word they sit on. A
 # pointed word is kept whole: hspell reads unpointed text only
 _MARKS = "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
+_OF = "של"  # the possessive preposition, which doubles a possessive suffix before it
 _TOKEN = re.compile(
     rf"[{HEBREW_LETTERS}]*\d+(?:[.,:/]\d+)*|[{HEBREW_LETTERS}][{HEBREW_LETTERS}{_MARKS}]*(?:[\"'\u05f3\u05f4][{HEBREW_LETTERS}][{HEBREW_LETTERS}{_MARKS}]*)*[\u05f3']?"
     r"|[A-Za-z]+|\.\.\.|\S"
@@ -305,9 +307,10 @@ class Segmenter:
                 analyses += tuple(a for r in readings.get(token, ()) if r.prefix == prefix + infinitive
                                   and r.stem == rest[len(infinitive):] and _infinitive(r.analyses)
                                   for a in r.analyses if "מקור" in a[1])
-            possessor = None if pronoun else _possessor(analyses, self.facts.possessors)
+            doubled = k + 1 < len(tokens) and tokens[k + 1][0] == _OF  # הזמנתם של העובדים: the noun
+            possessor = None if pronoun else _possessor(analyses, self.facts.possessors, doubled)
             if possessor is not None:  # מעמדם = מעמד_ + _של_ + _הם, as HTB writes it
-                base = analyses[0][0] + "_"
+                base = next(lemma for lemma, f in analyses if f[:1] == ("ע",)) + "_"  # the noun's, not a verb's
                 out.append(Segment(token, (*units, base, "_של_", possessor), space, len(units), analyses, 2))
                 continue
             out.append(Segment(token, (*units, *(pronoun or (rest,))), space, len(units), analyses))
@@ -353,23 +356,27 @@ class Segmenter:
 
 
 
-def _possessor(analyses, possessors: frozenset[str]) -> str | None:
-    """The pronoun of a noun's third-person possessive suffix (מעמדם: _הם), where every analysis hspell
-    gives the word is a noun with that suffix and the language file lists the pronoun; else None."""
+def _possessor(analyses, possessors: frozenset[str], doubled: bool = False) -> str | None:
+    """The pronoun of a noun's third-person or second-person plural possessive suffix (מעמדם: _הם;
+    מחשבותיכם: _אתם), where every analysis hspell gives the word is a noun with that suffix and the
+    language file lists the pronoun; else None.
+    `doubled`: של follows, which doubles a possessive suffix (הזמנתם של העובדים), so a verb reading
+    (הזמנתם, "you invited") does not count."""
     found = set()
     for _, features in analyses:
-        if features[:1] == ("פ",) and has_possessive_suffix(features):
+        if features[:1] == ("פ",) and (doubled or has_possessive_suffix(features)):
             continue  # a verb with an object suffix (פתרונו: "they solved us"), a rare reading
         if features[:1] != ("ע",) or not has_possessive_suffix(features):
             return None
         suffix = features[len(own_features(features)):]
         first = suffix[0].split("/", 1)[1] if "/" in suffix[0] else ""
         rest = (first, *suffix[1:])
-        if "3" not in rest:
+        pronouns = SUFFIX_PRONOUNS if "3" in rest else SECOND_PERSON_SUFFIX_PRONOUNS if "2" in rest else None
+        if pronouns is None:
             return None
         gender = next((f for f in rest if f in ("ז", "נ")), None)
         number = next((f for f in rest if f in ("יחיד", "רבים")), None)
-        found.add(SUFFIX_PRONOUNS.get((gender, number)))
+        found.add(pronouns.get((gender, number)))
     pronoun = found.pop() if len(found) == 1 else None
     return pronoun if pronoun in possessors else None
 

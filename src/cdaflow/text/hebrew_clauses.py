@@ -23,6 +23,14 @@ _PREPOSITIONS = frozenset({"ב", "ל", "מ", "כ"})  # the prefixes of a preposi
 _CLAUSE_PREFIXES = frozenset({"ו", "ש", "כש"})  # the prefixes a clause's first word may carry
 
 
+def _free_noun_before(info, word) -> bool:
+    """Whether `word`'s head is the noun right before it and not in the construct state."""
+    k = next(k for k, (w, *_) in enumerate(info) if w is word)
+    head = info[k - 1][0] if k else None
+    return head is not None and head["id"] == word["head"] and head["upos"] == "NOUN" and (
+        head["feats"] or {}).get("Definite") != "Cons"
+
+
 def _agreeing_readings(analyses, genders: set[str], number: str | None, *, past: bool = True):
     """hspell's readings of a word as an adjective or a verb of the third person or the present that
     agree with a noun of one of `genders` and `number` (not construct, no possessive suffix)."""
@@ -102,6 +110,19 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
             gender, number = closed_class[word["form"]]
             word["upos"], word["xpos"] = "NUM", None
             word["feats"] = {**(word["feats"] or {}), "Gender": gender, "Number": number}
+        elif word["upos"] in ("VERB", "AUX") and (closed_class or {}).get(word["form"]) and not (
+                word["feats"] or {}).get("Gender"):
+            # a closed-class form the parser gave no gender (a modal, זכאים/AUX with VerbType=Mod only): its
+            # cell's, so that it agrees with its subject (שאתם זכאים -> שאתן זכאיות)
+            gender, number = closed_class[word["form"]]
+            word["feats"] = {**(word["feats"] or {}), "Gender": gender, "Number": number}
+        elif word["upos"] == "NOUN" and word["deprel"] in ("acl", "amod", "compound:smixut") and (
+                closed_class or {}).get(word["form"]) and _free_noun_before(info, word):
+            # a construct of the paradigms describing the noun before it, which is in the free state (אנשים
+            # בעלי כסף, not a construct chain: אנשי משרד): its adjective
+            gender, number = closed_class[word["form"]]
+            word["upos"], word["xpos"], word["deprel"] = "ADJ", None, "amod"
+            word["feats"] = {"Gender": gender, "Number": number, "Definite": "Cons"}
         elif word["upos"] == "NUM" and word["feats"]:
             # another numeral (מיליוני, אלפי, מאה) has one form whatever the noun's gender
             word["feats"] = {k: v for k, v in word["feats"].items() if k != "Gender"} or None
@@ -169,7 +190,9 @@ def repair_clauses(info: list, closed_class: Mapping[str, tuple[str, str]] | Non
         if word["upos"] == "ADJ" and word["deprel"] == "advmod":
             word["upos"], word["xpos"], word["feats"] = "ADV", None, None
         # a word heading a construct (מדעי of איש מדעי המדינה) that hspell reads as a construct noun: a noun
-        if word["upos"] == "ADJ" and any(f[:1] == ("ע",) and "סמיכות" in f for _, f in analyses) and any(
+        # (not one of the paradigms, made an adjective above: בעלי כסף)
+        if word["upos"] == "ADJ" and not (closed_class or {}).get(word["form"]) and any(
+                f[:1] == ("ע",) and "סמיכות" in f for _, f in analyses) and any(
                 w["deprel"] == "compound:smixut" and w["head"] == word["id"] for w, *_ in info):
             word["upos"], word["xpos"] = "NOUN", None
             if word["deprel"] == "amod":  # the next noun of its head's construct chain (איש מדעי)

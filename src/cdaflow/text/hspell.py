@@ -35,6 +35,7 @@ __all__ = [
     "Hspell",
     "HspellLexicon",
     "Reading",
+    "SECOND_PERSON_SUFFIX_PRONOUNS",
     "SUFFIX_PRONOUNS",
     "gender_number",
     "hspell_missing",
@@ -289,3 +290,5 @@ def gender_number(features: tuple[str, ...]) -> tuple[str | None, str | None]:
 
 # the pronoun HTB writes for a possessive suffix of hspell's gender and number (מעמדם = מעמד_ _של_ _הם)
 SUFFIX_PRONOUNS = {("ז", "יחיד"): "_הוא", ("נ", "יחיד"): "_היא", ("ז", "רבים"): "_הם", ("נ", "רבים"): "_הן"}
+# the second person's, in the plural (למחשבותיכם = ל + מחשבות_ _של_ _אתם); the singular's ך is both genders'
+SECOND_PERSON_SUFFIX_PRONOUNS = {("ז", "רבים"): "_אתם", ("נ", "רבים"): "_אתן"}
