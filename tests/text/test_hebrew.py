@@ -89,6 +89,20 @@ def test_second_person_and_doubled_possessive_suffixes(segmenter):
 
 
 @needs_hspell
+def test_a_quoted_word_is_a_name_but_for_its_article_and_a_relativizer(segmenter):
+    def split(text):
+        return [list(s.words) for s in segmenter.segment(text)]
+
+    # as HTB writes them: "בצלם" (B'Tselem) whole, not ב + צלם or בצל + their; "הארץ" (the paper) ה + ארץ
+    assert split('"בצלם" נוהג להפיץ דפי מידע.')[1] == ["בצלם"]
+    assert split('הכתב של "הארץ" דיווח.')[3] == ["ה", "ארץ"]
+    # a relativizer opens a quoted clause ("משראה": from when he sees), split as always
+    assert split('רק "משראה" שיש צורך.')[2] != ["משראה"]
+    # not quoted: split as always
+    assert split("בצלם אלוהים.")[0] == ["ב", "צלם"]
+
+
+@needs_hspell
 def test_agreement_with_the_treebank_sample():
     """Word-level agreement with HTB's own segmentation on the sample's test file (not used to tune
     the rules: dev was). Measured 91.7 % (no split at all: 67.7 %); the bound leaves room for a

@@ -73,11 +73,12 @@ __all__ = [
 # niqqud and cantillation marks (not the maqaf ־, paseq, sof pasuq): part of the word they sit on. A
 # pointed word is kept whole: hspell reads unpointed text only
 _MARKS = "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7"
-_OF = "של"  # the possessive preposition, which doubles a possessive suffix before it
 _TOKEN = re.compile(
     rf"[{HEBREW_LETTERS}]*\d+(?:[.,:/]\d+)*|[{HEBREW_LETTERS}][{HEBREW_LETTERS}{_MARKS}]*(?:[\"'\u05f3\u05f4][{HEBREW_LETTERS}][{HEBREW_LETTERS}{_MARKS}]*)*[\u05f3']?"
     r"|[A-Za-z]+|\.\.\.|\S"
 )
+_OF = "של"  # the possessive preposition, which doubles a possessive suffix before it
+_QUOTES = frozenset('"\u05f4\u201c\u201d\u201e')  # quotation marks, around a name or a title ("הארץ")
 
 @dataclass(frozen=True)
 class Segment:
@@ -269,16 +270,28 @@ class Segmenter:
 
     def _segments(self, tokens: list[tuple[str, bool]], readings: Mapping[str, tuple[Reading, ...]]) -> list[Segment]:
         chosen: list[tuple[str, str]] = []  # (prefix, rest) per token
+        quoted: set[int] = set()  # the tokens alone between quotation marks
         # the prefix units HTB tags as subordinating conjunctions only (ש, כש): a relative after a comma
         relativizers = frozenset(u for u, tags in self.facts.prefix_tags.items() if tags == ("SCONJ",))
-        for k, (token, _) in enumerate(tokens):
+        for k, (token, token_space) in enumerate(tokens):
             number = re.fullmatch(rf"([{HEBREW_LETTERS}]+)(\d.*)", token)
             if number and self._units(number[1]) is not None:
                 chosen.append((number[1], number[2]))  # ב50: prefix letters on a number
                 continue
-            reading = self._noun_opener(k, tokens, readings)
             named = k > 1 and tokens[k - 2][0] in self.facts.name_articles and tokens[k - 1][0] == "-" and not (
                 tokens[k - 2][1] or tokens[k - 1][1])  # אל-ואד: a name after the hyphen, whole
+            # a word alone between quotation marks glued to it is a name or a title: only the article is split
+            # off ("בצלם", the organisation: not ב + צלם, nor בצל + their; "הארץ", the paper: ה + ארץ, as HTB),
+            # unless a relativizer opens a quoted clause ("משראה": from when he sees)
+            if 0 < k < len(tokens) - 1 and tokens[k - 1][0] in _QUOTES and tokens[k + 1][0] in _QUOTES and not (
+                    tokens[k - 1][1] or token_space) and not any(
+                    set(self._units(r.prefix) or ()) & relativizers for r in readings.get(token, ())):
+                quoted.add(k)
+                named = True
+                article = [r for r in readings.get(token, ()) if r.prefix == self.facts.article and r.stem]
+                chosen.append((article[0].prefix, article[0].stem) if article else ("", token))
+                continue
+            reading = None if named else self._noun_opener(k, tokens, readings)
             if reading is None and not named and token not in self.facts.whole_words \
                     and token not in self.facts.pronoun_words and self._may_split(token):
                 comma = k > 0 and tokens[k - 1][0] == ","
@@ -308,7 +321,7 @@ class Segmenter:
                                   and r.stem == rest[len(infinitive):] and _infinitive(r.analyses)
                                   for a in r.analyses if "מקור" in a[1])
             doubled = k + 1 < len(tokens) and tokens[k + 1][0] == _OF  # הזמנתם של העובדים: the noun
-            possessor = None if pronoun else _possessor(analyses, self.facts.possessors, doubled)
+            possessor = None if pronoun or k in quoted else _possessor(analyses, self.facts.possessors, doubled)
             if possessor is not None:  # מעמדם = מעמד_ + _של_ + _הם, as HTB writes it
                 base = next(lemma for lemma, f in analyses if f[:1] == ("ע",)) + "_"  # the noun's, not a verb's
                 out.append(Segment(token, (*units, base, "_של_", possessor), space, len(units), analyses, 2))
