@@ -477,6 +477,15 @@ def test_a_possessor_is_not_its_own_noun():
           {"id": 3, "form": "_של_", "lemma": "של", "upos": "ADP", "feats": {}, "head": 4, "deprel": "case:gen"},
           {"id": 4, "form": "_הוא", "lemma": "הוא", "upos": "PRON", "feats": M, "head": 2, "deprel": "nmod:poss"}]
     assert _antecedent(3, ws, "Masc", "Sing", {3: ("Masc", "Sing")}, gazetteer) == 0
+    # המסעדן בעין כרם פיטר את עובדיו: a place's name under a preposition, its flat part too, is passed over
+    def word(k, form, upos, feats, head, deprel):
+        return {"id": k, "form": form, "lemma": form, "upos": upos, "feats": feats, "head": head, "deprel": deprel}
+
+    ws = [word(1, "מסעדן", "NOUN", M, 0, "root"), word(2, "ב", "ADP", {}, 3, "case"),
+          word(3, "עין", "PROPN", {}, 1, "nmod"), word(4, "כרם", "PROPN", {}, 3, "flat:name"),
+          word(5, "פיטר", "VERB", M, 1, "acl"), word(6, "עובד_", "NOUN", {**M, "Number": "Plur"}, 5, "obj"),
+          word(7, "_של_", "ADP", {}, 8, "case:gen"), word(8, "_הוא", "PRON", M, 6, "nmod:poss")]
+    assert _antecedent(7, ws, "Masc", "Sing", {7: ("Masc", "Sing")}, gazetteer, possessor=True) == 0
 
 
 # classes from the corpus audit's wrong rows: sentences written for these tests
@@ -768,6 +777,8 @@ ROUND_FOUR = [
     ("המנהל ביטל את הזמנתם של העובדים הזרים.", "המנהלת ביטלה את הזמנתן של העובדות הזרות."),
     ("המורים זכאים לתוספת.", "המורות זכאיות לתוספת."),
     ("הוא מכיר מורים בעלי ותק.", "הוא מכיר מורות בעלות ותק."),
+    # a possessor past a place's name (עין כרם: its flat part is under the preposition too)
+    ("המסעדן בעין כרם פיטר אחד מעובדיו.", "המסעדנית בעין כרם פיטרה אחת מעובדותיה."),
 ]
 
 

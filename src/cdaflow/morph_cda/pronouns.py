@@ -231,10 +231,12 @@ def _antecedent(
                 continue
             if subject and relations is None and w["upos"] != "NOUN" and j not in pronouns:
                 continue
+            # (a name's flat part stands where its first word does: בעין כרם, a place under a preposition)
+            name_relation = relation((by_id.get(w["head"], w) if relation(w["deprel"]) == "flat" else w)["deprel"])
             if possessor and j not in pronouns and (
                     (w["upos"] == "NOUN" and gazetteer.lookup(w) is None and not gazetteer.is_epicene(w)
                      and w["id"] not in above and not (relation(w["deprel"]) in SUBJECT and w["head"] in above))
-                    or (w["upos"] == "PROPN" and relation(w["deprel"]) in ("obl", "iobj", "xcomp", "nmod"))):
+                    or (w["upos"] == "PROPN" and name_relation in ("obl", "iobj", "xcomp", "nmod"))):
                 continue
             if j in pronouns:
                 if pronouns[j][0] is not None and pronouns[j] == (gender, number):
