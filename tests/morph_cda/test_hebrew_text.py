@@ -779,6 +779,8 @@ ROUND_FOUR = [
     ("הוא מכיר מורים בעלי ותק.", "הוא מכיר מורות בעלות ותק."),
     # a possessor past a place's name (עין כרם: its flat part is under the preposition too)
     ("המסעדן בעין כרם פיטר אחד מעובדיו.", "המסעדנית בעין כרם פיטרה אחת מעובדותיה."),
+    # אישה as raw text spells it (HTB: אשה); הביתה an adverb, not an adjective to reinflect
+    ("האישה הזקנה הלכה הביתה.", "האיש הזקן הלך הביתה."),
 ]
 
 

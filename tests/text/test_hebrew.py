@@ -209,6 +209,10 @@ def test_hspell_corrects_a_small_parsers_guesses():
     works = {"form": "עובד", "upos": "VERB", "xpos": None, "feats": {"Gender": "Masc", "VerbForm": "Part"}}
     _correct_tags(works, [("עובד", ("ע", "ז", "יחיד")), ("עבד", ("פ", "ז", "יחיד", "הווה"))])
     assert works["upos"] == "VERB"  # a verb reading too: the parser's stays
+    # הלכה הביתה: an "adjective" hspell knows only as a function word is an adverb, with no gender to change
+    home = {"form": "הביתה", "upos": "ADJ", "xpos": None, "feats": {"Gender": "Fem", "Number": "Sing"}}
+    _correct_tags(home, [("שונות", ("x",))])
+    assert (home["upos"], home["feats"]) == ("ADV", None)
 
 
 def test_final_letters():

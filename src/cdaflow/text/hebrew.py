@@ -512,6 +512,10 @@ def _correct_tags(word, analyses: Sequence[tuple[str, tuple[str, ...]]]) -> None
     speech agree on gender (or number), the word takes it (a possessive suffix's person is not
     the word's).
     """
+    if word["upos"] == "ADJ" and analyses and all(f[:1] == ("x",) for _, f in analyses):
+        # an "adjective" hspell knows only as a function word (הביתה, homeward): an adverb, of no gender
+        word["upos"], word["xpos"], word["feats"] = "ADV", None, None
+        return
     if word["upos"] in ("NOUN", "ADJ") and word.get("deprel") == "xcomp" and _infinitive(analyses):
         # a complement that hspell reads as ל + an infinitive (צריכים לחשוש; the parser: a noun): the
         # infinitive, which has no gender
