@@ -699,3 +699,33 @@ def test_an_adverb_the_parser_read_as_a_noun_keeps_its_form(italian):
     ws[2]["feats"]["Reflex"] = "Yes"
     ws[5].update(form="stanca", upos="ADJ")
     assert not italian.analyser.adverbial(ws[5], heads)  # not listed, and an adjective after a linking verb
+
+
+def test_a_subject_hung_as_an_adverb_a_participle_as_a_noun_and_a_noun_after_come(italian):
+    """Slips of the trained Italian parser on sentences of a user's: Mia zia/advmod è arrivata ieri
+    sera/nsubj (the person noun before the verb is its subject, sera an oblique); sono rimasti/NOUN
+    aux:pass soddisfatti (an auxiliary after essere is a participle, which agrees); lavora come
+    infermiere/VERB Inf (the gazetteer's noun after a predicate marker is a noun)."""
+    from cdaflow.morph_cda.interventions import interventions_for
+
+    (aunt,) = parse_conllu_string(tree(
+        "Mia zia è arrivata ieri sera.", ("Mia", "mio", "DET", "Gender=Fem|Number=Sing|Poss=Yes", 2, "det"),
+        ("zia", "zia", "NOUN", FS, 4, "advmod"), ("è", "essere", "AUX", COP, 4, "aux"),
+        ("arrivata", "arrivare", "VERB", "Gender=Fem|Number=Sing|Tense=Past|VerbForm=Part", 0, "root"),
+        ("ieri", "ieri", "ADV", "", 4, "advmod"), ("sera", "sera", "NOUN", FS, 4, "nsubj"),
+        (".", ".", "PUNCT", "", 4, "punct")))
+    ws = italian.analyse(aunt, {1})
+    assert (ws[1]["deprel"], ws[5]["deprel"]) == ("nsubj", "obl")
+    (teachers,) = parse_conllu_string(tree(
+        "Gli insegnanti sono rimasti soddisfatti.", ("Gli", "il", "DET", MP, 2, "det"),
+        ("insegnanti", "insegnante", "NOUN", MP, 5, "nsubj"), ("sono", "essere", "AUX", PLUR_VERB, 5, "cop"),
+        ("rimasti", "rimasto", "NOUN", MP, 5, "aux:pass"), ("soddisfatti", "soddisfatto", "ADJ", MP, 0, "root"),
+        (".", ".", "PUNCT", "", 5, "punct")))
+    rimasti = italian.analyse(teachers, {1})[3]
+    assert (rimasti["upos"], rimasti["feats"]["VerbForm"]) == ("VERB", "Part")
+    gazetteer = Gazetteer.read(ROOT / load("it").gazetteer)
+    (nurse,) = parse_conllu_string(tree(
+        "Lavora come infermiere.", ("Lavora", "lavorare", "VERB", COP, 0, "root"),
+        ("come", "come", "ADP", "", 3, "mark"), ("infermiere", "infermiere", "VERB", "VerbForm=Inf", 1, "xcomp"),
+        (".", ".", "PUNCT", "", 1, "punct")))
+    assert [(i.index, i.form) for i in interventions_for(nurse, gazetteer, italian, "to-fem")] == [(2, "infermiera")]

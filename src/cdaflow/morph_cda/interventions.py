@@ -333,7 +333,8 @@ def _as_noun_after_a_determiner(
     sorelle*/ADP, *i miei figli*/ADJ), as the noun it is: right after a determiner, or after a
     determiner and a word before it (``prenominal``: *il nuovo*/ADJ *impiegato*/ADJ, not *la squadra
     americana*/ADJ); an adjective before a listed word tagged a noun stays that noun's (*un vecchio*/ADJ
-    *contadino*/NOUN). An adjective keeps its own features."""
+    *contadino*/NOUN), or right after one of the language file's ``predicate_markers`` (*come
+    infermiere*/VERB). An adjective keeps its own features."""
     if word["upos"] not in ("ADV", "ADP", "VERB", "AUX", "CCONJ", "SCONJ", "ADJ", "X"):
         return word
     determiners = languages.determiner_forms()
@@ -359,6 +360,9 @@ def _as_noun_after_a_determiner(
 
     opened = bool(before) and (determiner(before[0]) or (
         len(before) == 2 and determiner(before[1]) and not determiner(before[0]) and prenominal(before[0])))
+    # (or right after a predicate marker: lavora come infermiere/VERB, an "infinitive" to a small parser)
+    opened = opened or (bool(before) and (before[0]["form"] or "").lower() in generator.language.predicate_markers
+                        and word["upos"] in ("VERB", "ADJ", "ADV", "X"))
     after = ws[index + 1] if index + 1 < len(ws) else None
     # an adjective before a listed word the parser calls a noun is that noun's (un vecchio contadino)
     if not opened or (word["upos"] == "ADJ" and after is not None and after["upos"] == "NOUN" and listed(after)):

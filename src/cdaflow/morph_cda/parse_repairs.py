@@ -193,8 +193,9 @@ def gather_noun_phrase(
     with *ragazzo* under *bravo*). The noun takes the place in the tree of the phrase's word that hangs
     outside it (unless the noun does itself; no verb or adverb before it, and after it only adjectives
     and words hung on it or its phrase, *contadino napoletano*/VERB), the others and their outside
-    dependents hang on the noun. A noun still an ``obl`` with no preposition before its predicate is
-    its subject (*Mio fratello e mio cugino sono alti*), and one made the root over its own verb is
+    dependents hang on the noun. A noun still an ``obl`` or ``advmod`` with no preposition before its
+    predicate is its subject (*Mio fratello e mio cugino sono alti*; *Mia zia è arrivata ieri sera*,
+    whose parser's subject after the verb, *sera*, is then an oblique), and one made the root over its own verb is
     that verb's subject (*Gli altri invitati*/root *sono andati*/parataxis). Returns the words read as
     adjectives that were tagged otherwise."""
     retagged: list[dict] = []
@@ -256,10 +257,16 @@ def gather_noun_phrase(
     for index in nouns:
         w = ws[index]
         head = by_id.get(int(w["head"] or 0))
-        if (relation(w["deprel"]) == "obl" and head is not None and ws.index(head) > index
-                and not any(c["head"] == w["id"] and relation(c["deprel"]) == "case" for c in ws)
-                and not any(c["head"] == head["id"] and relation(c["deprel"]) == "nsubj" for c in ws)):
+        # (an advmod too: Mia zia/advmod è arrivata ieri sera/nsubj; a subject after the verb that no
+        # listed noun is, sera, is then its oblique)
+        later = [c for c in ws if head is not None and c["head"] == head["id"] and relation(c["deprel"]) == "nsubj"]
+        if (relation(w["deprel"]) in ("obl", "advmod") and head is not None and ws.index(head) > index
+                and not any(c["head"] == w["id"] and relation(c["deprel"]) in ("case", "mark") for c in ws)
+                and all(ws.index(c) > ws.index(head) and ws.index(c) not in nouns and c["upos"] == "NOUN"
+                        for c in later)):
             w["deprel"] = "nsubj"
+            for c in later:
+                c["deprel"] = "obl"
         # a person noun or pronoun made the root over its own verb (Gli altri invitati/root sono
         # andati/parataxis; Noi/root siamo rimasti/NOUN parataxis) is that verb's subject, where the verb
         # has an auxiliary and no subject of its own

@@ -117,6 +117,14 @@ class SentenceAnalyser:
                     and head["upos"] in ("NOUN", "ADJ", "PRON")
                     and (w["lemma"] or "").lower() in self.language.be_lemmas):
                 w["deprel"] = "cop"
+        for index, w in enumerate(ws):  # an auxiliary is a verb: after essere, a participle (sono rimasti/NOUN)
+            before = ws[index - 1] if index else None
+            if (before is not None and index not in nouns and w["upos"] in ("NOUN", "ADJ")
+                    and relation(w["deprel"]) == "aux" and before["upos"] == "AUX"
+                    and (before["lemma"] or "").lower() in self.language.be_lemmas
+                    and (w["feats"] or {}).get("Gender")):
+                w["upos"] = "VERB"
+                w["feats"] = {**w["feats"], "VerbForm": "Part"}
         self._participles_taken_for_nouns(ws, nouns)
         coordinate_listed_predicates(ws)
         detached_adjectives(ws)
