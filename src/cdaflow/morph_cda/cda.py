@@ -269,7 +269,7 @@ class CounterfactualGenerator:
                     # gender (he אינם: Person=3): its paradigm cell's gender and number
                     feats = {"Gender": cell[0], "Number": cell[1]}
                 # a distributive pronoun (chacun: singular forms only) of a plural noun keeps its number
-                distributive = self.language.paradigm_tag(form) is not None and not any(
+                distributive = cell is not None and not any(
                     self.language.paradigm_form(form, g, "Plur") for g in GENDER_SWAP)
                 number = feats.get("Number", new.get("Number"))
                 if feats.get("Gender") != old["Gender"] or (number != new.get("Number") and not distributive):

@@ -287,7 +287,6 @@ class Segmenter:
                     tokens[k - 1][1] or token_space) and not any(
                     set(self._units(r.prefix) or ()) & relativizers for r in readings.get(token, ())):
                 quoted.add(k)
-                named = True
                 article = [r for r in readings.get(token, ()) if r.prefix == self.facts.article and r.stem]
                 chosen.append((article[0].prefix, article[0].stem) if article else ("", token))
                 continue
