@@ -356,6 +356,29 @@ def test_a_modal_without_a_gender_and_a_construct_adjective_take_their_paradigm_
     assert words[1]["upos"] == "NOUN"
 
 
+@pytest.mark.skipif(shutil.which("hspell") is None, reason="hspell is not installed (apt-get install hspell)")
+def test_a_word_the_list_reads_in_another_number_than_its_tag_is_another_word():
+    from types import SimpleNamespace
+
+    from cdaflow.morph_cda.gazetteer import Gazetteer
+    from cdaflow.morph_cda.interventions import _another_number
+    from cdaflow.text.hspell import Hspell
+
+    gazetteer, hspell = Gazetteer.read(GAZETTEER), Hspell()
+    generator = SimpleNamespace(hunspell=SimpleNamespace(hspell=hspell))
+
+    def word(form, number):
+        return {"form": form, "lemma": form, "upos": "NOUN", "feats": {"Gender": "Fem", "Number": number}}
+
+    rent = word("שכירות", "Sing")  # ומדמי השכירות: the rent, which the list reads as hired women
+    assert _another_number(rent, gazetteer.lookup(rent), generator)
+    hired = word("שכירות", "Plur")
+    assert not _another_number(hired, gazetteer.lookup(hired), generator)
+    teachers = word("מורות", "Sing")  # a parser's slip on a word hspell has only as the plural: still the teachers
+    assert not _another_number(teachers, gazetteer.lookup(teachers), generator)
+    hspell.close()
+
+
 def test_an_arabic_name_with_its_article_is_one_name():
     # עבד אל-נאצר: the word, the article glued to its hyphen and the word after are one name
     words, info = _sentence([("עבד", "NOUN", M, 5, "dep", []), ("אל", "ADV", {}, 4, "advmod", []),

@@ -90,6 +90,8 @@ def interventions_for(
                 or another_of_a_thing(index, ws, gazetteer, generator.language)
                 or _no_one(index, ws, generator.language)):
             continue
+        if _another_number(word, found, generator):
+            continue  # שכירות/Sing: the rent, not the list's plural of שכירה
         found = _by_sense(found, noun, ws, gazetteer, generator.language)
         if (found.kind == "common" and found.gender == "Masc" and found.number == "Sing"
                 and found.lemma in generator.language.feminine_singular_things):
@@ -178,6 +180,19 @@ def _possessed_noun(
                 intervention.upos = "NOUN"
                 return intervention
     return None
+
+
+def _another_number(word: dict, found, generator: CounterfactualGenerator) -> bool:
+    """Whether a word the gazetteer reads in one number is tagged in the other and the dictionary (hspell)
+    has a noun of that number spelled so: another word (he שכירות/Sing, rent, not the list's plural of
+    שכירה, hired women)."""
+    hspell = getattr(getattr(generator, "hunspell", None), "hspell", None)
+    tagged = (word["feats"] or {}).get("Number")
+    if hspell is None or tagged in (None, found.number):
+        return False
+    written = word["form"] or ""
+    return any(not r.prefix and f[:1] == ("ע",) and gender_number(f)[1] == tagged and lemma != found.lemma
+               for r in hspell.readings([written]).get(written, ()) for lemma, f in r.analyses)
 
 
 def _only_one_nouns(hspell, written: str) -> bool:
