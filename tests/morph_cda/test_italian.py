@@ -729,3 +729,15 @@ def test_a_subject_hung_as_an_adverb_a_participle_as_a_noun_and_a_noun_after_com
         ("come", "come", "ADP", "", 3, "mark"), ("infermiere", "infermiere", "VERB", "VerbForm=Inf", 1, "xcomp"),
         (".", ".", "PUNCT", "", 1, "punct")))
     assert [(i.index, i.form) for i in interventions_for(nurse, gazetteer, italian, "to-fem")] == [(2, "infermiera")]
+
+
+def test_an_elided_fused_article_takes_its_new_nouns_gender(italian):
+    """dell'uomo -> della donna: the parser gives the elided dell' no gender; its noun's is the one it
+    takes before a consonant (not del donna)."""
+    sentence = tree("Il cappello dell'uomo era nero.", ("Il", "il", "DET", MS, 2, "det"),
+                    ("cappello", "cappello", "NOUN", MS, 6, "nsubj"),
+                    ("dell'", "di il", "ADP", "Definite=Def|Number=Sing|PronType=Art", 4, "case"),
+                    ("uomo", "uomo", "NOUN", MS, 2, "nmod"), ("era", "essere", "AUX", COP, 6, "cop"),
+                    ("nero", "nero", "ADJ", MS, 0, "root"), (".", ".", "PUNCT", "", 6, "punct"))
+    out = generate(italian, sentence, 3, ("Gender=Fem", "Number=Sing"), "donna")
+    assert "della donna" in out

@@ -318,6 +318,9 @@ class CounterfactualGenerator:
                 # a fused one's article alternates inside it: it del -> dell'uomo, dello studente
                 pieces = [match_case(form, part) for part in self.language.fused[form.lower()]]
             gender = next(iter(gender_of(tags[index])), None)
+            if gender is None and ws[index]["upos"] in ("DET", "ADP"):
+                # an elided article shows no gender (it dell'uomo, fr l'homme): its noun's (della donna)
+                gender = next(iter(gender_of(tags[index + 1])), None)
             last = self.language.alternate(pieces[-1].lower(), gender, forms[index + 1], ws[index + 1]["upos"])
             if last == pieces[-1].lower():
                 continue
