@@ -333,6 +333,12 @@ def test_a_masculine_singular_that_is_a_feminine_plural_reads_its_determiners():
     assert (found.gender, found.number, found.form) == ("Masc", "Plur", "infermieri")
     found = lookup("infermiere", "infermiere", {"Gender": "Masc", "Number": "Sing"})
     assert (found.gender, found.form) == ("Fem", "infermiera")
+    # with no determiner, an adjective's number (Care signore: the ladies, not "sir")
+    (ladies,) = parse_conllu_string(tree(
+        "Care signore.", ("Care", "caro", "ADJ", FP, 2, "amod"), ("signore", "signora", "NOUN", FP, 0, "root"),
+        (".", ".", "PUNCT", "", 2, "punct")))
+    found = lookup("signore", "signora", {"Gender": "Fem", "Number": "Plur"}, ladies)
+    assert (found.gender, found.number, found.form) == ("Masc", "Plur", "signori")
 
 
 def test_small_parser_slips_around_a_person(italian, monkeypatch):

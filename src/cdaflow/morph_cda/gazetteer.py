@@ -326,13 +326,14 @@ class Gazetteer:
 
     @staticmethod
     def _determiners_number(word: dict, sentence) -> str | None:
-        """The number the determiners of a noun show, when they show one; else None."""
+        """The number the determiners and adjectives of a noun show (it Care signore: plural), when they
+        show one; else None."""
         if sentence is None:
             return None
         numbers = {
             (w["feats"] or {}).get("Number")
             for w in words(sentence)
-            if w["head"] == word["id"] and w["deprel"].split(":")[0] == "det"
+            if w["head"] == word["id"] and w["deprel"].split(":")[0] in ("det", "amod")
         } - {None}
         return numbers.pop() if len(numbers) == 1 else None
 
