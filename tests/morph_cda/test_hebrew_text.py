@@ -379,6 +379,26 @@ def test_a_word_the_list_reads_in_another_number_than_its_tag_is_another_word():
     hspell.close()
 
 
+def test_a_predicate_with_a_preposition_leaves_its_copula_and_conjuncts_to_the_subject():
+    # השחקן יהיה במנוחה ויחזור: the predicate במנוחה shows no gender; יהיה and the coordinated ויחזור agree
+    words, _ = _sentence([("ה", "DET", {}, 2, "det:def", None), ("שחקן", "NOUN", M, 5, "nsubj", ["ה"]),
+                          ("יהיה", "VERB", {**M, "Person": "3", "Tense": "Fut"}, 5, "aux", []),
+                          ("ב", "ADP", {}, 5, "case", None), ("מנוחה", "NOUN", F, 0, "root", ["ב"]),
+                          ("ו", "CCONJ", {}, 7, "cc", None),
+                          ("יחזור", "VERB", {**M, "Person": "3", "Tense": "Fut"}, 5, "conj", ["ו"])])
+    assert {2, 6} <= set(agreeing_words(words, 1, HEBREW))
+    # המורה היה בבית: a common noun's gender is its copula's where the predicate shows none
+    from cdaflow.io.conllu import parse_conllu_string
+    from cdaflow.morph_cda.gazetteer import Gazetteer
+
+    rows = [(1, "ה", "DET", "_", 2, "det:def"), (2, "מורה", "NOUN", "Gender=Fem|Number=Sing", 5, "nsubj"),
+            (3, "היה", "VERB", "Gender=Masc|Number=Sing|Person=3|Tense=Past", 5, "aux"),
+            (4, "ב", "ADP", "_", 5, "case"), (5, "בית", "NOUN", "Gender=Masc|Number=Sing", 0, "root")]
+    (sentence,) = parse_conllu_string("".join(f"{i}\t{f}\t{f}\t{u}\t_\t{x}\t{h}\t{d}\t_\t_\n"
+                                              for i, f, u, x, h, d in rows) + "\n")
+    assert Gazetteer._context_gender(sentence[1], sentence) == "Masc"
+
+
 def test_an_arabic_name_with_its_article_is_one_name():
     # עבד אל-נאצר: the word, the article glued to its hyphen and the word after are one name
     words, info = _sentence([("עבד", "NOUN", M, 5, "dep", []), ("אל", "ADV", {}, 4, "advmod", []),
@@ -804,6 +824,11 @@ ROUND_FOUR = [
     ("המסעדן בעין כרם פיטר אחד מעובדיו.", "המסעדנית בעין כרם פיטרה אחת מעובדותיה."),
     # אישה as raw text spells it (HTB: אשה); הביתה an adverb, not an adjective to reinflect
     ("האישה הזקנה הלכה הביתה.", "האיש הזקן הלך הביתה."),
+    # a predicate with a preposition: its be-verb and the coordinated verb agree; a common noun's gender
+    # is its copula's
+    ("השחקן יהיה במנוחה שלושה שבועות ויחזור בהדרגה לאימונים.",
+     "השחקנית תהיה במנוחה שלושה שבועות ותחזור בהדרגה לאימונים."),
+    ("המורה היה בבית.", "המורה הייתה בבית."),
 ]
 
 

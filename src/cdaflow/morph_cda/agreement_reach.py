@@ -264,6 +264,17 @@ def agreeing_words(ws: Sequence[dict], index: int, language) -> list[int]:
                        and (ws[c]["feats"] or {}).get("Person") in ("1", "2") for c in children.get(p, [])):
                     continue  # a first- or second-person verb's (Ho chiamato il direttore): not the noun's
                 add_with_conjuncts(p)
+                if p not in out and getattr(language, "finite_verbs_agree", False):
+                    # a predicate that shows no gender (he השחקן יהיה במנוחה: a noun with its preposition):
+                    # its finite be-verb does, and the verbs coordinated with it share its subject (ויחזור)
+                    for c in children.get(p, []):
+                        if relation(ws[c]["deprel"]) in ("aux", "cop") and (
+                                (ws[c].get("lemma") or "").lower() in language.be_lemmas
+                                or (ws[c]["feats"] or {}).get("VerbType") == "Cop"
+                                or language.paradigm_tag((ws[c]["form"] or "").lower()) is not None):
+                            add_with_conjuncts(c)
+                        elif relation(ws[c]["deprel"]) == "conj" and ws[c]["upos"] in ("VERB", "AUX") and c > p:
+                            add_with_conjuncts(c)
                 lemma = (ws[p].get("lemma") or "").lower()
                 if lemma in language.linking_verbs or (lemma in language.reflexive_linking_verbs and any(
                         (ws[c]["feats"] or {}).get("Reflex") == "Yes" for c in children.get(p, []))):

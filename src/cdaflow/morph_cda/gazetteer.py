@@ -367,6 +367,12 @@ class Gazetteer:
             if any(w["head"] == head["id"] and w["deprel"].split(":")[0] in ("cop", "aux") for w in ws):
                 gender = (head["feats"] or {}).get("Gender")
                 return gender if gender in GENDERS else None
+        if head is not None and word["deprel"].split(":")[0] == "nsubj":
+            # or the copula or auxiliary of a predicate that shows none (he המורה היה בבית: היה, a man)
+            shown = {(w["feats"] or {}).get("Gender") for w in ws if w["head"] == head["id"]
+                     and w["deprel"].split(":")[0] in ("cop", "aux") and w["upos"] in ("AUX", "VERB")} - {None}
+            if len(shown) == 1 and shown <= set(GENDERS):
+                return shown.pop()
         return None
 
     # -- building -----------------------------------------------------------------------------
