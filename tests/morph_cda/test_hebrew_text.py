@@ -399,6 +399,24 @@ def test_a_predicate_with_a_preposition_leaves_its_copula_and_conjuncts_to_the_s
     assert Gazetteer._context_gender(sentence[1], sentence) == "Masc"
 
 
+def test_a_name_doubling_a_suffix_keeps_it_and_an_age_before_a_unit_of_time():
+    from cdaflow.morph_cda.interventions import _age_holder
+
+    # והעברתו של האקט: a name shows no gender, the suffix says it; hung on the name, it is no pronoun of its own
+    words, info = _sentence([("העברה_", "NOUN", F, 0, "root", []), ("_של_", "ADP", {}, 3, "case:gen", None),
+                             ("_הוא", "PRON", M, 1, "nmod:poss", None), ("של", "ADP", {}, 5, "case:gen", []),
+                             ("האקט", "PROPN", {}, 1, "nmod:poss", [])])
+    repair_clauses(info, HEBREW_CLOSED_CLASS)
+    assert (words[2]["head"], words[2]["deprel"]) == (5, "det")
+    assert HEBREW.pronoun("_הוא", "det") is None and HEBREW.pronoun("_הוא", "nmod:poss") is not None
+    # הפסקה בת חודש: an age noun before a unit of time says a length, its holder the break's
+    words, _ = _sentence([("הפסקה", "NOUN", F, 0, "root", []), ("בת", "NOUN", F, 1, "acl", []),
+                          ("חודש", "NOUN", M, 2, "compound:smixut", [])])
+    assert _age_holder(1, words, HEBREW) == 0
+    words, _ = _sentence([("הבת", "NOUN", F, 2, "nsubj", []), ("חולה", "ADJ", F, 0, "root", [])])
+    assert _age_holder(0, words, HEBREW) is None  # a daughter, no age
+
+
 def test_an_arabic_name_with_its_article_is_one_name():
     # עבד אל-נאצר: the word, the article glued to its hyphen and the word after are one name
     words, info = _sentence([("עבד", "NOUN", M, 5, "dep", []), ("אל", "ADV", {}, 4, "advmod", []),
@@ -829,6 +847,9 @@ ROUND_FOUR = [
     ("השחקן יהיה במנוחה שלושה שבועות ויחזור בהדרגה לאימונים.",
      "השחקנית תהיה במנוחה שלושה שבועות ותחזור בהדרגה לאימונים."),
     ("המורה היה בבית.", "המורה הייתה בבית."),
+    # a name doubling a possessive suffix keeps it; an age noun before a unit of time is a length
+    ("המאמן דיבר על העברתו של לוי לקבוצה אחרת.", "המאמנת דיברה על העברתו של לוי לקבוצה אחרת."),
+    ("השחקן יצא להפסקה בת חודש.", "השחקנית יצאה להפסקה בת חודש."),
 ]
 
 

@@ -230,10 +230,12 @@ def _a_definite_thing(index: int, ws: Sequence[dict], language) -> bool:
 
 def _age_holder(index: int, ws: Sequence[dict], language) -> int | None:
     """The holder (0-based) of an age (he מעריצה בת 21, השחקן, בן 30, האיש היה בן 40): a noun of the
-    language file's ``age_nouns`` before a number says the age of the noun it is attached to or of its
-    subject, and changes only with it; None where it is no age or has no holder (בת 21 נעצרה: the person)."""
+    language file's ``age_nouns`` before a number, or right before one of its ``age_units`` (הפסקה בת
+    חודש), says the age of the noun it is attached to or of its subject, and changes only with it; None
+    where it is no age or has no holder (בת 21 נעצרה: the person)."""
     word = ws[index]
-    if (word["form"] or "").lower() not in language.age_nouns or not any(
+    unit = index + 1 < len(ws) and (ws[index + 1]["form"] or "").lower() in language.age_units
+    if (word["form"] or "").lower() not in language.age_nouns or not unit and not any(
             w["upos"] == "NUM" and w["head"] == word["id"] for w in ws[index + 1:index + 4]):
         return None
     before = next((k for k in range(index - 1, -1, -1) if ws[k]["upos"] != "PUNCT"), None)

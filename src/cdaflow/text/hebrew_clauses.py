@@ -372,7 +372,8 @@ def _doubled_possessors(info) -> None:
             continue
         gender, number = (words[j]["feats"] or {}).get("Gender"), (words[j]["feats"] or {}).get("Number")
         own = words[k]["feats"] or {}
-        if (gender, number) == (own.get("Gender"), own.get("Number")):
+        # (a name shows no gender: the suffix says it, והעברתו של האקט)
+        if (gender, number) == (own.get("Gender"), own.get("Number")) or words[j]["upos"] == "PROPN" and not gender:
             _as_determiner(words, word, words[j])
 
 

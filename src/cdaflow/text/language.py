@@ -172,6 +172,7 @@ class Language:
     fixed_phrases: tuple[tuple[str, ...], ...] = ()
     another_words: frozenset[str] = frozenset()  # es otro: un virus o cualquier otro invasor (a thing)
     age_nouns: frozenset[str] = frozenset()  # he בן, בת before a number (בת 21): an age, its holder's
+    age_units: frozenset[str] = frozenset()  # he חודש, שנה: after an age noun, as a number is (בת חודש)
     definite_things: frozenset[str] = frozenset()  # he החברה (no possessor): the company, not the friend
     body_nouns: frozenset[str] = frozenset()  # it la Camera dei rappresentanti: a body, not its members
     body_preposition: str | None = None  # the preposition of a body's complement (it di)
@@ -495,6 +496,7 @@ def _build(data: dict[str, Any], path: Path) -> Language:
         fixed_phrases=tuple(tuple(str(p).lower().split()) for p in data.get("fixed_phrases", []) if str(p).split()),
         another_words=frozenset(w.lower() for w in data.get("another_words", [])),
         age_nouns=frozenset(w.lower() for w in data.get("age_nouns", [])),
+        age_units=frozenset(w.lower() for w in data.get("age_units", [])),
         definite_things=frozenset(w.lower() for w in data.get("definite_things", [])),
         construct_state={"relation": data["construct_state"]["relation"],
                          "forms": dict(data["construct_state"].get("forms") or {}),
